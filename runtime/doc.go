@@ -1,0 +1,61 @@
+// Package runtime is sentinelgen's flow-control runtime: a Go
+// reimplementation of Alibaba Sentinel's slot chain, with Java Sentinel's
+// arithmetic, that generated wrappers and hand-written code call.
+//
+// # Protecting a call
+//
+//	e, b := runtime.Entry(ctx, "getOrder")
+//	if b != nil {
+//		return nil, b // refused: b says by which rule; errors.Is(b, runtime.ErrBlocked)
+//	}
+//	defer e.Exit()
+//	order, err := s.find(e.Context(), id) // nested calls see this entry as their parent
+//	e.SetError(err)                        // feeds error-ratio and error-count breakers
+//
+// sentinelgen writes this code for methods annotated with
+// //sentinel:resource; see the cmd/sentinelgen documentation.
+//
+// A Resource declared with Declare (generated code does so at init) can be
+// entered through its handle, which spares the name lookup:
+//
+//	var getOrder = runtime.Declare(runtime.ResourceSpec{Name: "getOrder"})
+//	e, b := getOrder.Entry(ctx)
+//
+// # Contexts and the node tree
+//
+// Sentinel's context travels in a context.Context. EnterContext names an
+// entrance and the caller's origin (Java's ContextUtil.enter); calls outside
+// any entrance belong to "sentinel_default_context". Every call counts on:
+//
+//   - its DefaultNode: the resource within its context, linked under the
+//     parent entry's node or the context's EntranceNode (Tree shows it);
+//   - the resource's ClusterNode, shared by all contexts;
+//   - the origin's node on the ClusterNode, when the origin is known;
+//   - the global inbound node, for inbound calls (system rules read it).
+//
+// Each node keeps Java's sliding windows: a second of 2 x 500 ms buckets,
+// which rule checks read, and a minute of 60 x 1 s buckets for history.
+// See package stat.
+//
+// # The slot chain
+//
+// Every resource has a chain of slots in Java's order: NodeSelector (-10000),
+// ClusterBuilder (-9000), Log (-8000) and Statistic (-7000), built in; then
+// Authority (-6000), System (-5000), ParamFlow (-3000), Flow (-2000),
+// DefaultCircuitBreaker (-1500) and Degrade (-1000), which the rule packages
+// runtime/authority, runtime/system, runtime/paramflow, runtime/flow and
+// runtime/degrade register when imported (a program that loads rules of a
+// kind imports its package). Applications add their own with RegisterSlot.
+//
+// A slot binds to each resource (Slot.Bind) and takes part in its calls only
+// where it has rules for it, so a call pays for the rules of its resource
+// and for nothing else. Chains are bound for at most MaxResources resources;
+// calls past that cap, and calls in contexts past MaxContexts, pass
+// unchecked, as in Java, with one warning.
+//
+// # Time
+//
+// The runtime reads a cached millisecond clock, never time.Now on the hot
+// path. SetClock replaces it; package clocktest has a hand-stepped clock for
+// tests.
+package runtime

@@ -1,0 +1,193 @@
+package runtime
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// The orders of Java Sentinel's slot chain (Constants.ORDER_*). Slots run
+// in ascending order. The first four are built into Entry itself; the rule
+// packages register the rest when imported.
+const (
+	OrderNodeSelector          = -10000
+	OrderClusterBuilder        = -9000
+	OrderLog                   = -8000
+	OrderStatistic             = -7000
+	OrderAuthority             = -6000
+	OrderSystem                = -5000
+	OrderParamFlow             = -3000
+	OrderFlow                  = -2000
+	OrderDefaultCircuitBreaker = -1500
+	OrderDegrade               = -1000
+)
+
+// A Slot is one link of the slot chain. The runtime asks it once per
+// resource, and again after RulesChanged, what it checks for that resource:
+// Bind returns a Checker, or nil when the slot has nothing to do for the
+// resource. Rule slots bind only where their rules apply, so a resource pays
+// for the rules it has and nothing else.
+//
+// Bind may be called concurrently for different resources.
+type Slot interface {
+	Bind(r *Resource) Checker
+}
+
+// A Checker is a slot bound to one resource.
+//
+// Check runs on every call, in chain order, after the call's nodes are
+// selected and before its pass is counted; a non-nil result (made with
+// Call.Block) blocks the call and stops the chain. Check sees only the
+// passes of earlier calls.
+//
+// Exit runs once for every call this Checker admitted: when the call exits,
+// or at once when a later slot blocks it (then Call.BlockError is set), in
+// chain order, after the call's response time and outcome are counted.
+//
+// Neither may panic or block forever; the hot path must not allocate.
+type Checker interface {
+	Check(c *Call) *BlockError
+	Exit(c *Call)
+}
+
+// ArgsReader is implemented by Checkers that read call arguments, so that
+// Resource.NeedsArgs can tell callers to pass them.
+type ArgsReader interface {
+	NeedsArgs() bool
+}
+
+// SlotInfo describes one link of the chain.
+type SlotInfo struct {
+	Name    string `json:"name"`
+	Order   int    `json:"order"`
+	BuiltIn bool   `json:"builtIn"`
+}
+
+type registeredSlot struct {
+	SlotInfo
+	slot Slot
+	seq  int // registration order breaks ties between equal orders
+}
+
+var (
+	slotMu  sync.Mutex
+	slotSeq int
+	slots   atomic.Pointer[[]registeredSlot]
+	// generation counts changes to slots or rules; a chain bound at an
+	// older generation is bound again on its next use.
+	generation atomic.Uint64
+)
+
+func init() {
+	builtIns := []registeredSlot{
+		{SlotInfo: SlotInfo{"NodeSelectorSlot", OrderNodeSelector, true}},
+		{SlotInfo: SlotInfo{"ClusterBuilderSlot", OrderClusterBuilder, true}},
+		{SlotInfo: SlotInfo{"LogSlot", OrderLog, true}},
+		{SlotInfo: SlotInfo{"StatisticSlot", OrderStatistic, true}},
+	}
+	for i := range builtIns {
+		builtIns[i].seq = i
+	}
+	slotSeq = len(builtIns)
+	slots.Store(&builtIns)
+}
+
+// RegisterSlot adds slot s to every resource's chain at order, replacing a
+// slot registered under the same name. It is Sentinel's SPI: the rule
+// packages call it from init, and applications may call it at any time,
+// before or after calls begin; chains already bound are rebound on their
+// next call.
+func RegisterSlot(name string, order int, s Slot) {
+	slotMu.Lock()
+	defer slotMu.Unlock()
+	old := *slots.Load()
+	next := make([]registeredSlot, 0, len(old)+1)
+	for _, rs := range old {
+		if rs.Name != name || rs.BuiltIn {
+			next = append(next, rs)
+		}
+	}
+	slotSeq++
+	next = append(next, registeredSlot{SlotInfo: SlotInfo{Name: name, Order: order}, slot: s, seq: slotSeq})
+	sort.SliceStable(next, func(i, j int) bool {
+		if next[i].Order != next[j].Order {
+			return next[i].Order < next[j].Order
+		}
+		return next[i].seq < next[j].seq
+	})
+	slots.Store(&next)
+	generation.Add(1)
+}
+
+// UnregisterSlot removes the slot registered under name, if any.
+func UnregisterSlot(name string) {
+	slotMu.Lock()
+	defer slotMu.Unlock()
+	old := *slots.Load()
+	next := make([]registeredSlot, 0, len(old))
+	for _, rs := range old {
+		if rs.Name != name || rs.BuiltIn {
+			next = append(next, rs)
+		}
+	}
+	slots.Store(&next)
+	generation.Add(1)
+}
+
+// Slots lists the chain in order, built-in links included.
+func Slots() []SlotInfo {
+	rs := *slots.Load()
+	out := make([]SlotInfo, len(rs))
+	for i, s := range rs {
+		out[i] = s.SlotInfo
+	}
+	return out
+}
+
+// RulesChanged tells the runtime that the rules behind some slot changed,
+// so every chain is bound again on its next call. Rule managers call it
+// after publishing a new rule set.
+func RulesChanged() { generation.Add(1) }
+
+// boundChain is the chain bound to one resource at one generation.
+type boundChain struct {
+	gen       uint64
+	checkers  []Checker
+	needsArgs bool
+}
+
+// chain returns the resource's bound chain, binding it again if slots or
+// rules changed since it was bound.
+func (r *Resource) chain() *boundChain {
+	if c := r.bound.Load(); c != nil && c.gen == generation.Load() {
+		return c
+	}
+	return r.rebind()
+}
+
+func (r *Resource) rebind() *boundChain {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Read the generation before binding: a change during Bind bumps it
+	// again, and the next call rebinds.
+	gen := generation.Load()
+	if c := r.bound.Load(); c != nil && c.gen == gen {
+		return c
+	}
+	c := &boundChain{gen: gen}
+	for _, rs := range *slots.Load() {
+		if rs.slot == nil {
+			continue
+		}
+		ck := rs.slot.Bind(r)
+		if ck == nil {
+			continue
+		}
+		c.checkers = append(c.checkers, ck)
+		if ar, ok := ck.(ArgsReader); ok && ar.NeedsArgs() {
+			c.needsArgs = true
+		}
+	}
+	r.bound.Store(c)
+	return c
+}

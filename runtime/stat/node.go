@@ -1,0 +1,188 @@
+// Package stat holds the runtime's statistics: Java Sentinel's sliding
+// windows (LeapArray) and the StatisticNode built from them.
+//
+// Every method takes the time as a Unix millisecond argument instead of
+// reading a clock, so that a call reads the clock once and tests drive the
+// arithmetic directly.
+package stat
+
+import "sync/atomic"
+
+// Java's window shapes: the second window has 2 buckets of 500 ms
+// (SampleCountProperty, IntervalProperty), the minute window 60 of 1 s.
+const (
+	SecondSampleCount = 2
+	SecondIntervalMs  = 1000
+	MinuteSampleCount = 60
+	MinuteIntervalMs  = 60_000
+)
+
+// secondSlots retains two more 500 ms buckets than the second window sums,
+// so that the previous whole second is always readable from it.
+const secondSlots = 4
+
+// Node is Java's StatisticNode: a second window for the rule checks, an
+// optional minute window for history, and the count of calls in flight.
+// Its counters are striped by processor (see stripe.go).
+type Node struct {
+	second  *Window
+	minute  *Window // nil without history
+	threads []paddedInt
+}
+
+type paddedInt struct {
+	v atomic.Int64
+	_ [56]byte
+}
+
+// NewNode returns a node with Java's window shapes. With history it also
+// keeps the minute window (per-second counts of the last minute); the
+// runtime keeps history on each resource's ClusterNode and the inbound
+// node, which is what metrics and the dashboard read.
+func NewNode(history bool) *Node {
+	n := &Node{
+		second:  newWindow(SecondSampleCount, SecondIntervalMs, secondSlots, stripeCount),
+		threads: make([]paddedInt, stripeCount),
+	}
+	if history {
+		n.minute = newWindow(MinuteSampleCount, MinuteIntervalMs, MinuteSampleCount, stripeCount)
+	}
+	return n
+}
+
+// SecondWindow is the window rule checks read.
+func (n *Node) SecondWindow() *Window { return n.second }
+
+// MinuteWindow is the per-second history of the last minute, nil for a
+// node without history.
+func (n *Node) MinuteWindow() *Window { return n.minute }
+
+// AddPass counts count admitted calls.
+func (n *Node) AddPass(now, count int64) {
+	n.second.Add(now, Pass, count)
+	if n.minute != nil {
+		n.minute.Add(now, Pass, count)
+	}
+}
+
+// AddBlock counts count blocked calls.
+func (n *Node) AddBlock(now, count int64) {
+	n.second.Add(now, Block, count)
+	if n.minute != nil {
+		n.minute.Add(now, Block, count)
+	}
+}
+
+// AddCompletion counts count completed calls that took rt milliseconds,
+// failed ones also as exceptions (Java's addRtAndSuccess plus
+// increaseExceptionQps).
+func (n *Node) AddCompletion(now, rt, count int64, failed bool) {
+	n.second.AddCompletion(now, rt, count, failed)
+	if n.minute != nil {
+		n.minute.AddCompletion(now, rt, count, failed)
+	}
+}
+
+// IncThreads counts a call entering.
+func (n *Node) IncThreads() { n.threads[stripe(len(n.threads))].v.Add(1) }
+
+// DecThreads counts a call leaving.
+func (n *Node) DecThreads() { n.threads[stripe(len(n.threads))].v.Add(-1) }
+
+// Threads is the number of calls in flight (Java's curThreadNum).
+func (n *Node) Threads() int64 {
+	var t int64
+	for i := range n.threads {
+		t += n.threads[i].v.Load()
+	}
+	return t
+}
+
+func (n *Node) perSecond(now int64, ev Event) float64 {
+	return float64(n.second.Sum(now, ev)) * 1000 / SecondIntervalMs
+}
+
+// PassQPS is the admitted calls in the last second.
+func (n *Node) PassQPS(now int64) float64 { return n.perSecond(now, Pass) }
+
+// BlockQPS is the blocked calls in the last second.
+func (n *Node) BlockQPS(now int64) float64 { return n.perSecond(now, Block) }
+
+// SuccessQPS is the completed calls in the last second.
+func (n *Node) SuccessQPS(now int64) float64 { return n.perSecond(now, Success) }
+
+// ExceptionQPS is the failed calls in the last second.
+func (n *Node) ExceptionQPS(now int64) float64 { return n.perSecond(now, Exception) }
+
+// TotalQPS is PassQPS plus BlockQPS.
+func (n *Node) TotalQPS(now int64) float64 { return n.PassQPS(now) + n.BlockQPS(now) }
+
+// AvgRT is the mean response time in milliseconds of the calls completed in
+// the last second, 0 when none completed.
+func (n *Node) AvgRT(now int64) float64 {
+	succ := n.second.Sum(now, Success)
+	if succ == 0 {
+		return 0
+	}
+	return float64(n.second.Sum(now, RT)) / float64(succ)
+}
+
+// MinRT is the smallest response time of the last second (Java's minRt).
+func (n *Node) MinRT(now int64) float64 { return float64(n.second.MinRT(now)) }
+
+// MaxSuccessQPS is the best per-bucket success count of the last second
+// scaled to a second (Java's maxSuccessQps, read by the system rules' BBR
+// check).
+func (n *Node) MaxSuccessQPS(now int64) float64 {
+	return float64(n.second.Max(now, Success)) * SecondSampleCount * 1000 / SecondIntervalMs
+}
+
+// previousSecond sums ev over the whole second before now's (Java reads it
+// from the minute window's previous bucket).
+func (n *Node) previousSecond(now int64, ev Event) float64 {
+	sec := now - now%1000
+	return float64(n.second.SumRange(sec-1000, sec, ev))
+}
+
+// PreviousPassQPS is the admitted calls of the previous whole second (Java's
+// previousPassQps, which warm-up flow control syncs its tokens from).
+func (n *Node) PreviousPassQPS(now int64) float64 { return n.previousSecond(now, Pass) }
+
+// PreviousBlockQPS is the blocked calls of the previous whole second.
+func (n *Node) PreviousBlockQPS(now int64) float64 { return n.previousSecond(now, Block) }
+
+// Metrics is a snapshot of a node's figures.
+type Metrics struct {
+	PassQPS      float64 `json:"passQps"`
+	BlockQPS     float64 `json:"blockQps"`
+	SuccessQPS   float64 `json:"successQps"`
+	ExceptionQPS float64 `json:"exceptionQps"`
+	AvgRT        float64 `json:"avgRt"`
+	MinRT        float64 `json:"minRt"`
+	Threads      int64   `json:"threads"`
+	// Totals of the last minute; zero for a node without history.
+	MinutePass      int64 `json:"minutePass"`
+	MinuteBlock     int64 `json:"minuteBlock"`
+	MinuteSuccess   int64 `json:"minuteSuccess"`
+	MinuteException int64 `json:"minuteException"`
+}
+
+// Metrics returns the node's figures at time now.
+func (n *Node) Metrics(now int64) Metrics {
+	m := Metrics{
+		PassQPS:      n.PassQPS(now),
+		BlockQPS:     n.BlockQPS(now),
+		SuccessQPS:   n.SuccessQPS(now),
+		ExceptionQPS: n.ExceptionQPS(now),
+		AvgRT:        n.AvgRT(now),
+		MinRT:        n.MinRT(now),
+		Threads:      n.Threads(),
+	}
+	if n.minute != nil {
+		m.MinutePass = n.minute.Sum(now, Pass)
+		m.MinuteBlock = n.minute.Sum(now, Block)
+		m.MinuteSuccess = n.minute.Sum(now, Success)
+		m.MinuteException = n.minute.Sum(now, Exception)
+	}
+	return m
+}

@@ -1,0 +1,326 @@
+package stat
+
+import (
+	"sync/atomic"
+)
+
+// Event is one kind of count a bucket keeps.
+type Event int
+
+// The events a Window counts. RT is the sum of response times in
+// milliseconds; the minimum RT is kept separately.
+const (
+	Pass Event = iota
+	Block
+	Success
+	Exception
+	RT
+	numEvents
+)
+
+// DefaultMaxRT is Java's csp.sentinel.statistic.max.rt: the initial minimum
+// RT of a bucket, and the value MinRT reports when nothing completed.
+const DefaultMaxRT = 5000
+
+// cell is one stripe of a bucket: one cache line.
+type cell struct {
+	counts [numEvents]atomic.Int64
+	minRT  atomic.Int64
+	_      [16]byte
+}
+
+// bucket holds the counts of one time slice. Its start never changes: a
+// stale bucket is replaced, not reset, so a writer that raced the
+// replacement can tell (see Window.Add).
+type bucket struct {
+	start int64
+	cells []cell
+}
+
+func newBucket(start int64, stripes int) *bucket {
+	b := &bucket{start: start, cells: make([]cell, stripes)}
+	for i := range b.cells {
+		b.cells[i].minRT.Store(DefaultMaxRT)
+	}
+	return b
+}
+
+func (b *bucket) sum(ev Event) int64 {
+	var s int64
+	for i := range b.cells {
+		s += b.cells[i].counts[ev].Load()
+	}
+	return s
+}
+
+func (b *bucket) minRT() int64 {
+	m := int64(DefaultMaxRT)
+	for i := range b.cells {
+		m = min(m, b.cells[i].minRT.Load())
+	}
+	return m
+}
+
+// Window is Java Sentinel's LeapArray: sampleCount buckets of lenMs
+// milliseconds covering intervalMs = sampleCount*lenMs. Its arithmetic is
+// Java's: the bucket for time t starts at t-t%lenMs, and the window at t
+// sums the buckets that are not stale (t-start > intervalMs, strictly),
+// which are t's own bucket and the sampleCount-1 before it.
+//
+// A Window may keep more slots than it sums (retained history, so that the
+// previous whole second can be read from a 2 x 500 ms window).
+//
+// A Window is lock-free and loses no count under concurrent writers: a
+// stale bucket is replaced by a fresh one with compare-and-swap, and a writer
+// that finds its bucket was replaced while it wrote adds again to the
+// current one (the replaced bucket is unreachable, so nothing is counted
+// twice).
+type Window struct {
+	lenMs       int64
+	intervalMs  int64
+	sampleCount int
+	stripes     int
+	buckets     []atomic.Pointer[bucket]
+}
+
+// NewWindow returns a window of sampleCount buckets spanning intervalMs.
+// intervalMs must be a positive multiple of sampleCount. Its counters are
+// not striped, so TryAdd is exact.
+func NewWindow(sampleCount int, intervalMs int64) *Window {
+	return newWindow(sampleCount, intervalMs, sampleCount, 1)
+}
+
+func newWindow(sampleCount int, intervalMs int64, slots, stripes int) *Window {
+	if sampleCount <= 0 || intervalMs <= 0 || intervalMs%int64(sampleCount) != 0 {
+		panic("stat: window interval must be a positive multiple of its sample count")
+	}
+	return &Window{
+		lenMs:       intervalMs / int64(sampleCount),
+		intervalMs:  intervalMs,
+		sampleCount: sampleCount,
+		stripes:     stripes,
+		buckets:     make([]atomic.Pointer[bucket], max(slots, sampleCount)),
+	}
+}
+
+// SampleCount is the number of buckets the window sums.
+func (w *Window) SampleCount() int { return w.sampleCount }
+
+// IntervalMs is the span the window covers.
+func (w *Window) IntervalMs() int64 { return w.intervalMs }
+
+// BucketMs is the span of one bucket.
+func (w *Window) BucketMs() int64 { return w.lenMs }
+
+// pos locates time now: the slot of its bucket and the bucket's start.
+func (w *Window) pos(now int64) (slot *atomic.Pointer[bucket], start int64) {
+	n := now / w.lenMs
+	return &w.buckets[int(n%int64(len(w.buckets)))], n * w.lenMs
+}
+
+// current returns the bucket starting at start in slot, replacing a stale
+// one. When the slot holds a newer bucket (the clock went back), that bucket
+// is returned: the count lands in the newest slice rather than being lost.
+func (w *Window) current(slot *atomic.Pointer[bucket], start int64) *bucket {
+	for {
+		b := slot.Load()
+		if b != nil && b.start >= start {
+			return b
+		}
+		nb := newBucket(start, w.stripes)
+		if slot.CompareAndSwap(b, nb) {
+			return nb
+		}
+	}
+}
+
+// Add counts n events of kind ev at time now.
+func (w *Window) Add(now int64, ev Event, n int64) {
+	slot, start := w.pos(now)
+	s := stripe(w.stripes)
+	for {
+		b := w.current(slot, start)
+		b.cells[s].counts[ev].Add(n)
+		if slot.Load() == b {
+			return
+		}
+	}
+}
+
+// AddCompletion counts n successes with a total response time of rt
+// milliseconds, n exceptions as well when failed, and updates the minimum
+// RT.
+func (w *Window) AddCompletion(now, rt, n int64, failed bool) {
+	slot, start := w.pos(now)
+	s := stripe(w.stripes)
+	for {
+		b := w.current(slot, start)
+		c := &b.cells[s]
+		c.counts[Success].Add(n)
+		c.counts[RT].Add(rt)
+		if failed {
+			c.counts[Exception].Add(n)
+		}
+		for {
+			m := c.minRT.Load()
+			if rt >= m || c.minRT.CompareAndSwap(m, rt) {
+				break
+			}
+		}
+		if slot.Load() == b {
+			return
+		}
+	}
+}
+
+// TryAdd adds n events of kind ev at time now only if the window's total of
+// ev stays at or below limit, and reports whether it did. The check and the
+// add are one atomic step among writers that all go through TryAdd, so
+// concurrent callers never push the total past limit. Only unstriped
+// windows (NewWindow) support it.
+func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
+	if w.stripes != 1 {
+		panic("stat: TryAdd on a striped window")
+	}
+	slot, start := w.pos(now)
+	for {
+		b := w.current(slot, start)
+		others := w.sumWhere(start, ev, b)
+		c := &b.cells[0].counts[ev]
+		for {
+			cur := c.Load()
+			if others+cur+n > limit {
+				return false
+			}
+			if c.CompareAndSwap(cur, cur+n) {
+				break
+			}
+		}
+		if slot.Load() == b {
+			return true
+		}
+	}
+}
+
+// AddAt amends a count made at time at: it adds n (which may be negative) to
+// the bucket that held time at, if that bucket is still in the ring, and
+// reports whether it did.
+func (w *Window) AddAt(at int64, ev Event, n int64) bool {
+	slot, start := w.pos(at)
+	b := slot.Load()
+	if b == nil || b.start != start {
+		return false
+	}
+	b.cells[stripe(w.stripes)].counts[ev].Add(n)
+	return true
+}
+
+// inWindow reports whether a bucket starting at start counts toward the
+// window whose newest bucket starts at cur.
+func (w *Window) inWindow(start, cur int64) bool {
+	return start <= cur && start > cur-w.intervalMs
+}
+
+// Sum returns the total of ev over the window at time now.
+func (w *Window) Sum(now int64, ev Event) int64 {
+	_, cur := w.pos(now)
+	return w.sumWhere(cur, ev, nil)
+}
+
+func (w *Window) sumWhere(cur int64, ev Event, skip *bucket) int64 {
+	var sum int64
+	for i := range w.buckets {
+		if b := w.buckets[i].Load(); b != nil && b != skip && w.inWindow(b.start, cur) {
+			sum += b.sum(ev)
+		}
+	}
+	return sum
+}
+
+// SumRange returns the total of ev over the retained buckets that start in
+// [from, to).
+func (w *Window) SumRange(from, to int64, ev Event) int64 {
+	var sum int64
+	for i := range w.buckets {
+		if b := w.buckets[i].Load(); b != nil && b.start >= from && b.start < to {
+			sum += b.sum(ev)
+		}
+	}
+	return sum
+}
+
+// MinRT returns the smallest response time completed in the window, at least
+// 1, or DefaultMaxRT when nothing completed (Java's ArrayMetric.minRt).
+func (w *Window) MinRT(now int64) int64 {
+	_, cur := w.pos(now)
+	m := int64(DefaultMaxRT)
+	for i := range w.buckets {
+		if b := w.buckets[i].Load(); b != nil && w.inWindow(b.start, cur) {
+			m = min(m, b.minRT())
+		}
+	}
+	return max(m, 1)
+}
+
+// Max returns the largest count of ev in any one bucket of the window, at
+// least 1 (Java's ArrayMetric.maxSuccess).
+func (w *Window) Max(now int64, ev Event) int64 {
+	_, cur := w.pos(now)
+	m := int64(1)
+	for i := range w.buckets {
+		if b := w.buckets[i].Load(); b != nil && w.inWindow(b.start, cur) {
+			m = max(m, b.sum(ev))
+		}
+	}
+	return m
+}
+
+// Previous returns the count of ev in the bucket just before now's, or 0
+// when that bucket is not in the ring (Java's previousWindow).
+func (w *Window) Previous(now int64, ev Event) int64 {
+	slot, start := w.pos(now - w.lenMs)
+	b := slot.Load()
+	if b == nil || b.start != start {
+		return 0
+	}
+	return b.sum(ev)
+}
+
+// Counts is a snapshot of one bucket.
+type Counts struct {
+	Start     int64 `json:"start"` // Unix ms
+	Pass      int64 `json:"pass"`
+	Block     int64 `json:"block"`
+	Success   int64 `json:"success"`
+	Exception int64 `json:"exception"`
+	RT        int64 `json:"rt"`
+	MinRT     int64 `json:"minRt"`
+}
+
+// Buckets returns the buckets of the window at time now, oldest first.
+func (w *Window) Buckets(now int64) []Counts {
+	_, cur := w.pos(now)
+	out := make([]Counts, 0, w.sampleCount)
+	for i := range w.buckets {
+		b := w.buckets[i].Load()
+		if b == nil || !w.inWindow(b.start, cur) {
+			continue
+		}
+		out = append(out, Counts{
+			Start:     b.start,
+			Pass:      b.sum(Pass),
+			Block:     b.sum(Block),
+			Success:   b.sum(Success),
+			Exception: b.sum(Exception),
+			RT:        b.sum(RT),
+			MinRT:     b.minRT(),
+		})
+	}
+	// Insertion sort: the ring is short and nearly ordered.
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j].Start < out[j-1].Start; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
