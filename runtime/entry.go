@@ -15,20 +15,19 @@ import (
 // Exit; slots must not keep it.
 type Call struct {
 	res        *Resource
-	ctx        context.Context
+	ectx       entryContext // the caller's ctx, plus this entry for nested calls
 	sc         *sentinelContext
 	parent     *SentinelEntry
 	node       *DefaultNode
 	originNode *stat.Node
+	chain      *boundChain
 	args       []any
-	batch      int64
 	start      int64
+	err        error
+	blockErr   *BlockError
+	batch      int32
 	traffic    TrafficType
 	rtype      ResourceType
-	chain      *boundChain
-	blocked    bool
-	err        error
-	blockErr   BlockError
 }
 
 // Resource is the called resource.
@@ -39,7 +38,7 @@ func (c *Call) Name() string { return c.res.name }
 
 // Context is the context.Context the call was entered with; a slot that
 // waits (throttling) gives up when it is done.
-func (c *Call) Context() context.Context { return c.ctx }
+func (c *Call) Context() context.Context { return c.ectx.Context }
 
 // ContextName is the name of the call's Sentinel context.
 func (c *Call) ContextName() string { return c.sc.name }
@@ -61,7 +60,7 @@ func (c *Call) OriginNode() *stat.Node { return c.originNode }
 func (c *Call) Args() []any { return c.args }
 
 // BatchCount is the number of tokens the call acquires (Java's count).
-func (c *Call) BatchCount() int64 { return c.batch }
+func (c *Call) BatchCount() int64 { return int64(c.batch) }
 
 // StartMillis is when the call was entered, in Unix milliseconds of the
 // runtime's clock.
@@ -77,18 +76,12 @@ func (c *Call) ResourceType() ResourceType { return c.rtype }
 func (c *Call) Err() error { return c.err }
 
 // BlockError is the error that blocked the call, nil while it is admitted.
-func (c *Call) BlockError() *BlockError {
-	if !c.blocked {
-		return nil
-	}
-	return &c.blockErr
-}
+func (c *Call) BlockError() *BlockError { return c.blockErr }
 
-// Block returns the BlockError that refuses this call; a Checker returns it
-// from Check. It allocates nothing: the error lives in the call.
+// Block returns a BlockError that refuses this call; a Checker returns it
+// from Check.
 func (c *Call) Block(t BlockType, rule Rule, triggered any) *BlockError {
-	c.blockErr = BlockError{blockType: t, resource: c.res.name, rule: rule, triggered: triggered}
-	return &c.blockErr
+	return &BlockError{blockType: t, resource: c.res.name, rule: rule, triggered: triggered}
 }
 
 // SentinelEntry is one admitted call of a resource (Java's Entry). It must
@@ -97,15 +90,14 @@ func (c *Call) Block(t BlockType, rule Rule, triggered any) *BlockError {
 // ever touch its own call.
 type SentinelEntry struct {
 	call   Call
-	ctx    entryContext
 	exited atomic.Bool
+	linked bool // in the parent's list of open children
 
 	// Open child entries, for exiting a parent before its children (rare):
 	// an intrusive list guarded by the parent's mu.
 	mu         sync.Mutex
 	firstChild *SentinelEntry
 	prev, next *SentinelEntry
-	linked     bool
 }
 
 // entryContext is the context.Context an entry hands to nested calls: the
@@ -141,10 +133,9 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 		ctx = context.Background()
 	}
 	e := &SentinelEntry{}
-	e.ctx = entryContext{Context: ctx, e: e}
 	c := &e.call
+	c.ectx = entryContext{Context: ctx, e: e}
 	c.res = r
-	c.ctx = ctx
 	c.batch = 1
 	spec := r.spec.Load()
 	c.traffic, c.rtype = spec.Traffic, spec.Type
@@ -157,7 +148,7 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 		case optResourceType:
 			c.rtype = ResourceType(o.n)
 		case optBatch:
-			c.batch = max(o.n, 1)
+			c.batch = int32(min(max(o.n, 1), 1<<30))
 		}
 	}
 	c.sc, c.parent = contextOf(ctx)
@@ -176,7 +167,7 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 
 	for i, ck := range chain.checkers {
 		if b := ck.Check(c); b != nil {
-			c.blocked = true
+			c.blockErr = b
 			for _, prev := range chain.checkers[:i] {
 				prev.Exit(c)
 			}
@@ -248,7 +239,7 @@ func (e *SentinelEntry) Context() context.Context {
 	if e == nil {
 		return context.Background()
 	}
-	return &e.ctx
+	return &e.call.ectx
 }
 
 // Resource is the entry's resource.

@@ -6,7 +6,7 @@ package runtime
 // that system rules read.
 
 func recordPass(c *Call, now int64) {
-	n := c.batch
+	n := int64(c.batch)
 	c.node.IncThreads()
 	c.node.AddPass(now, n)
 	cl := c.res.cluster
@@ -23,7 +23,7 @@ func recordPass(c *Call, now int64) {
 }
 
 func recordBlock(c *Call, now int64) {
-	n := c.batch
+	n := int64(c.batch)
 	c.node.AddBlock(now, n)
 	c.res.cluster.AddBlock(now, n)
 	if o := c.originNode; o != nil {
@@ -35,7 +35,7 @@ func recordBlock(c *Call, now int64) {
 }
 
 func recordCompletion(c *Call, now int64) {
-	n := c.batch
+	n := int64(c.batch)
 	rt := max(now-c.start, 0)
 	failed := c.err != nil
 	c.node.AddCompletion(now, rt, n, failed)

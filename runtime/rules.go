@@ -1,0 +1,99 @@
+package runtime
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// RuleError is one invalid rule: its index in the list being loaded, the
+// resource it names, the offending JSON field, and why it is refused.
+type RuleError struct {
+	Index    int
+	Resource string
+	Field    string // Java's JSON field name; "" when the rule as a whole is wrong
+	Reason   string
+}
+
+func (e *RuleError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rule %d", e.Index)
+	if e.Resource != "" {
+		fmt.Fprintf(&b, " (resource %q)", e.Resource)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(" ")
+	}
+	b.WriteString(e.Reason)
+	return b.String()
+}
+
+// RuleErrors is every invalid rule of a refused rule set, in index order.
+// LoadRules functions return it; nothing of a refused set is loaded.
+type RuleErrors []*RuleError
+
+func (es RuleErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// Unwrap lets errors.As find each RuleError.
+func (es RuleErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// Property is Sentinel's SentinelProperty: the rules of one kind as a data
+// source last delivered them. Each rule package owns one; a data source
+// calls Update, which validates and loads the rules (all or nothing) and
+// then tells the listeners. Update with a set that is refused leaves the
+// rules in force and the property's value unchanged.
+type Property[T any] struct {
+	load func(T) error
+
+	mu        sync.Mutex
+	value     T
+	listeners []func(T)
+}
+
+// NewProperty returns a property that loads its values with load.
+func NewProperty[T any](load func(T) error) *Property[T] {
+	return &Property[T]{load: load}
+}
+
+// Update loads v; on success v becomes the property's value and every
+// listener is called with it.
+func (p *Property[T]) Update(v T) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.load(v); err != nil {
+		return err
+	}
+	p.value = v
+	for _, l := range p.listeners {
+		l(v)
+	}
+	return nil
+}
+
+// Value is the last value loaded through Update.
+func (p *Property[T]) Value() T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.value
+}
+
+// Listen calls l with every value loaded from now on.
+func (p *Property[T]) Listen(l func(T)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.listeners = append(p.listeners, l)
+}
