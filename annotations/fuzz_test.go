@@ -1,0 +1,49 @@
+package annotations
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that no directive text makes the parser panic, and that
+// every position it reports lies on the directive's line.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{
+		`//sentinel:resource`,
+		`//sentinel:resource name="GET:/api/order" blockHandler=h fallback=pkg.F defaultFallback=d`,
+		`//sentinel:resource ignore="io.EOF, *fs.PathError" args=a,b traffic=in type=web batch=2 wrapper=W`,
+		`//sentinel:resource name="unterminated`,
+		`//sentinel:resource name="\"esc\\aped\"" x=`,
+		`//sentinel:resource =v ==  name="a"b batch=0 traffic=sideways`,
+		"//sentinel:resource\tname=a\tname=b",
+		`//sentinel:resource args=,,, ignore=*`,
+		"//sentinel:resource name=\"\xff\"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.ContainsAny(text, "\n") {
+			return // a line comment holds one line
+		}
+		d, errs := ParseLine(linePos(), text)
+		if d == nil {
+			if IsDirective(text) || len(errs) > 0 {
+				t.Fatalf("directive %q not parsed", text)
+			}
+			return
+		}
+		for _, e := range errs {
+			if off := e.Pos.Offset - linePos().Offset; off < 0 || off > len(text) {
+				t.Errorf("%q: error %q outside the line", text, e)
+			}
+		}
+		for _, v := range append(append([]Value{d.Name, d.Wrapper}, d.Ignore...), d.Args...) {
+			if v.IsSet() && (v.Pos.Offset < linePos().Offset || v.Pos.Offset > linePos().Offset+len(text)) {
+				t.Errorf("%q: value %q outside the line", text, v.Text)
+			}
+		}
+		if d.Batch < 1 {
+			t.Errorf("%q: batch %d", text, d.Batch)
+		}
+	})
+}

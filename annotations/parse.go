@@ -1,0 +1,308 @@
+package annotations
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+)
+
+// Keys are the directive's keys, in the order of DESIGN.md's table.
+var Keys = []string{"name", "blockHandler", "fallback", "defaultFallback", "ignore", "traffic", "type", "args", "batch", "wrapper"}
+
+// IsDirective reports whether a comment's text (with its //) is a
+// //sentinel:resource directive.
+func IsDirective(text string) bool {
+	rest, ok := strings.CutPrefix(text, Prefix)
+	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
+}
+
+// ParseLine parses one directive line, text being the comment with its
+// leading //, found at pos. It returns the directive and every problem in
+// it; the directive is nil only when the line is not a directive.
+func ParseLine(pos token.Position, text string) (*Directive, ErrorList) {
+	if !IsDirective(text) {
+		return nil, nil
+	}
+	p := &lineParser{base: pos, text: text, d: &Directive{Pos: pos, Batch: 1}, seen: map[string]token.Position{}}
+	p.parse(len(Prefix))
+	return p.d, p.errs
+}
+
+type lineParser struct {
+	base token.Position
+	text string
+	d    *Directive
+	seen map[string]token.Position
+	errs ErrorList
+}
+
+// at is the position of byte off of the line. Directive lines are single
+// line comments, so the column moves with the offset.
+func (p *lineParser) at(off int) token.Position {
+	q := p.base
+	q.Offset += off
+	q.Column += off
+	return q
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+func (p *lineParser) parse(i int) {
+	s := p.text
+	for {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+		if i >= len(s) {
+			return
+		}
+		start := i
+		for i < len(s) && s[i] != '=' && !isSpace(s[i]) {
+			i++
+		}
+		key := s[start:i]
+		if i >= len(s) || s[i] != '=' {
+			p.errs.Add(p.at(start), "expected key=value, found %s", strconv.Quote(key))
+			continue
+		}
+		if key == "" {
+			p.errs.Add(p.at(start), "missing key before =")
+		} else if !isWord(key) {
+			p.errs.Add(p.at(start), "bad key %s", strconv.Quote(key))
+			key = ""
+		}
+		i++ // '='
+		vstart := i
+		var val string
+		quoted := i < len(s) && s[i] == '"'
+		if quoted {
+			end, ok := scanQuoted(s, i)
+			if !ok {
+				p.errs.Add(p.at(vstart), "unterminated quoted value")
+				return
+			}
+			u, err := strconv.Unquote(s[i:end])
+			if err != nil {
+				p.errs.Add(p.at(vstart), "bad quoted value %s", s[i:end])
+				i = end
+				continue
+			}
+			val, i = u, end
+			if i < len(s) && !isSpace(s[i]) {
+				p.errs.Add(p.at(i), "expected a space after the quoted value")
+				for i < len(s) && !isSpace(s[i]) {
+					i++
+				}
+				continue
+			}
+		} else {
+			for i < len(s) && !isSpace(s[i]) {
+				i++
+			}
+			val = s[vstart:i]
+			if strings.ContainsRune(val, '"') {
+				p.errs.Add(p.at(vstart), "%s=%s: quote the whole value", key, val)
+				continue
+			}
+		}
+		if key == "" {
+			continue
+		}
+		// Items of a quoted list sit one byte further, after the quote.
+		// (Escapes inside a quoted list shift columns; lists never need them.)
+		itemBase := vstart
+		if quoted {
+			itemBase++
+		}
+		p.set(Value{Text: key, Pos: p.at(start)}, Value{Text: val, Pos: p.at(vstart)}, itemBase, quoted)
+	}
+}
+
+// scanQuoted returns the end (exclusive) of the Go string literal starting
+// at s[i] == '"'.
+func scanQuoted(s string, i int) (int, bool) {
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// set validates one key=value pair and stores it in the directive.
+func (p *lineParser) set(key, val Value, itemBase int, quoted bool) {
+	d := p.d
+	if _, ok := p.seen[key.Text]; ok {
+		p.errs.Add(key.Pos, "duplicate key %s", key.Text)
+		return
+	}
+	if !isKey(key.Text) {
+		if s := suggest(key.Text, Keys); s != "" {
+			p.errs.Add(key.Pos, "unknown key %s; did you mean %s?", key.Text, s)
+		} else {
+			p.errs.Add(key.Pos, "unknown key %s; want one of %s", key.Text, strings.Join(Keys, ", "))
+		}
+		return
+	}
+	p.seen[key.Text] = key.Pos
+	d.Keys = append(d.Keys, key)
+	shown := showValue(val.Text)
+	if val.Text == "" {
+		p.errs.Add(val.Pos, "%s=%s: empty value", key.Text, shown)
+		return
+	}
+	switch key.Text {
+	case "name":
+		d.Name = val
+	case "blockHandler", "fallback", "defaultFallback":
+		if !isHandlerRef(val.Text) {
+			p.errs.Add(val.Pos, "%s=%s: want a function name or pkg.Func", key.Text, shown)
+			return
+		}
+		switch key.Text {
+		case "blockHandler":
+			d.BlockHandler = val
+		case "fallback":
+			d.Fallback = val
+		default:
+			d.DefaultFallback = val
+		}
+	case "wrapper":
+		if !isIdent(val.Text) || val.Text == "_" {
+			p.errs.Add(val.Pos, "wrapper=%s: want an identifier", shown)
+			return
+		}
+		d.Wrapper = val
+	case "traffic":
+		switch val.Text {
+		case "in":
+			d.Traffic = Inbound
+		case "out":
+			d.Traffic = Outbound
+		default:
+			p.errs.Add(val.Pos, "traffic=%s: want in or out", shown)
+			return
+		}
+		d.TrafficValue = val
+	case "type":
+		if !contains(ResourceTypes, val.Text) {
+			hint := ""
+			if s := suggest(val.Text, ResourceTypes); s != "" {
+				hint = " (did you mean " + s + "?)"
+			}
+			p.errs.Add(val.Pos, "type=%s: want one of %s%s", shown, strings.Join(ResourceTypes, ", "), hint)
+			return
+		}
+		d.Type = val
+	case "batch":
+		n, err := strconv.Atoi(val.Text)
+		if err != nil || n < 1 {
+			p.errs.Add(val.Pos, "batch=%s: want a positive integer", shown)
+			return
+		}
+		d.Batch, d.BatchValue = n, val
+	case "args":
+		items := p.items(key.Text, val.Text, itemBase)
+		seen := map[string]bool{}
+		for _, it := range items {
+			switch {
+			case !isIdent(it.Text) || it.Text == "_":
+				p.errs.Add(it.Pos, "args: %s is not a parameter name", showValue(it.Text))
+			case seen[it.Text]:
+				p.errs.Add(it.Pos, "args: duplicate parameter %s", it.Text)
+			default:
+				seen[it.Text] = true
+				d.Args = append(d.Args, it)
+			}
+		}
+		d.ArgsSet = true
+	case "ignore":
+		for _, it := range p.items(key.Text, val.Text, itemBase) {
+			if !isErrorRef(it.Text) {
+				p.errs.Add(it.Pos, "ignore: %s is not an error value or type (want Name, pkg.Name, *Name or *pkg.Name)", showValue(it.Text))
+				continue
+			}
+			d.Ignore = append(d.Ignore, it)
+		}
+	}
+}
+
+// items splits a comma list, trimming spaces around items.
+func (p *lineParser) items(key, list string, base int) []Value {
+	var out []Value
+	off := 0
+	for part := range strings.SplitSeq(list, ",") {
+		lead := len(part) - len(strings.TrimLeft(part, " \t"))
+		text := strings.TrimSpace(part)
+		pos := p.at(base + off + lead)
+		off += len(part) + 1
+		if text == "" {
+			p.errs.Add(pos, "%s: empty item in list", key)
+			continue
+		}
+		out = append(out, Value{Text: text, Pos: pos})
+	}
+	return out
+}
+
+// isWord reports whether s is made of identifier characters; keys may be
+// Go keywords (type=).
+func isWord(s string) bool { return isIdent(s) || token.IsKeyword(s) }
+
+func isKey(s string) bool { return contains(Keys, s) }
+
+func contains(list []string, s string) bool {
+	for _, k := range list {
+		if k == s {
+			return true
+		}
+	}
+	return false
+}
+
+// isIdent reports whether s is a Go identifier (keywords included: the
+// generator reports those with their meaning).
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || isLetter(r) || (i > 0 && isDigit(r)) {
+			continue
+		}
+		return false
+	}
+	return !token.IsKeyword(s)
+}
+
+func isLetter(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r >= 0x80 && token.IsIdentifier(string(r))
+}
+
+func isDigit(r rune) bool { return '0' <= r && r <= '9' }
+
+// isHandlerRef accepts name and pkg.Name.
+func isHandlerRef(s string) bool {
+	pkg, name, ok := strings.Cut(s, ".")
+	if !ok {
+		return isIdent(s) && s != "_"
+	}
+	return isIdent(pkg) && isIdent(name) && pkg != "_" && name != "_"
+}
+
+// isErrorRef accepts Name, pkg.Name, *Name and *pkg.Name.
+func isErrorRef(s string) bool {
+	return isHandlerRef(strings.TrimPrefix(s, "*"))
+}
+
+// showValue prints a value as the user would write it: bare when it can be,
+// quoted otherwise.
+func showValue(s string) string {
+	if s == "" || strings.ContainsAny(s, " \t\"\\") || !strconv.CanBackquote(s) {
+		return strconv.Quote(s)
+	}
+	return s
+}

@@ -1,0 +1,150 @@
+package annotations
+
+import (
+	"go/token"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func linePos() token.Position {
+	return token.Position{Filename: "a.go", Line: 3, Column: 1, Offset: 40}
+}
+
+// errLines prints errors as the CLI does, one line each.
+func errLines(errs ErrorList) []string {
+	errs.Sort()
+	var out []string
+	for _, e := range errs {
+		out = append(out, e.Error())
+	}
+	return out
+}
+
+func TestParseLineAcceptsEveryKey(t *testing.T) {
+	d, errs := ParseLine(linePos(), `//sentinel:resource name="GET:/api/order, v2" blockHandler=onBlock fallback=pkg.Fallback `+
+		`defaultFallback=dflt ignore=ErrNotFound,io.EOF,*NotFoundError,*fs.PathError traffic=in type=web args=id,name batch=3 wrapper=Get`)
+	require.Empty(t, errLines(errs))
+	assert.Equal(t, "GET:/api/order, v2", d.Name.Text)
+	assert.Equal(t, 26, d.Name.Pos.Column, "a value's position is its first byte (the quote)")
+	assert.Equal(t, "onBlock", d.BlockHandler.Text)
+	assert.Equal(t, "pkg.Fallback", d.Fallback.Text)
+	assert.Equal(t, "dflt", d.DefaultFallback.Text)
+	assert.Equal(t, []string{"ErrNotFound", "io.EOF", "*NotFoundError", "*fs.PathError"}, texts(d.Ignore))
+	assert.Equal(t, Inbound, d.Traffic)
+	assert.Equal(t, "web", d.ResourceType())
+	assert.Equal(t, []string{"id", "name"}, texts(d.Args))
+	assert.True(t, d.ArgsSet)
+	assert.Equal(t, 3, d.Batch)
+	assert.Equal(t, "Get", d.Wrapper.Text)
+	assert.Len(t, d.Keys, 10)
+}
+
+func TestParseLineDefaults(t *testing.T) {
+	d, errs := ParseLine(linePos(), "//sentinel:resource")
+	require.Empty(t, errs)
+	assert.False(t, d.Name.IsSet())
+	assert.Equal(t, Outbound, d.Traffic)
+	assert.Equal(t, "common", d.ResourceType())
+	assert.Equal(t, 1, d.Batch)
+	assert.False(t, d.ArgsSet)
+}
+
+func TestParseLineListItemPositions(t *testing.T) {
+	text := `//sentinel:resource ignore="io.EOF, ErrGone" args=a,b`
+	d, errs := ParseLine(linePos(), text)
+	require.Empty(t, errs)
+	for _, v := range append(d.Ignore, d.Args...) {
+		assert.Equal(t, v.Text, text[v.Pos.Column-1:v.Pos.Column-1+len(v.Text)], "item %q points at itself", v.Text)
+	}
+}
+
+func TestParseLineNotADirective(t *testing.T) {
+	for _, text := range []string{"// sentinel:resource", "//sentinel:resources", "//go:generate x"} {
+		d, errs := ParseLine(linePos(), text)
+		assert.Nil(t, d, text)
+		assert.Empty(t, errs, text)
+	}
+}
+
+func TestParseLineErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"unknown key suggests the nearest", `//sentinel:resource fallbak=f`,
+			[]string{"a.go:3:21: unknown key fallbak; did you mean fallback?"}},
+		{"key case typo", `//sentinel:resource blockhandler=f`,
+			[]string{"a.go:3:21: unknown key blockhandler; did you mean blockHandler?"}},
+		{"Java attribute names the Go key", `//sentinel:resource value=x entryType=in`,
+			[]string{"a.go:3:21: unknown key value; did you mean name?", "a.go:3:29: unknown key entryType; did you mean traffic?"}},
+		{"unknown key with nothing near", `//sentinel:resource zzzzzzz=1`,
+			[]string{"a.go:3:21: unknown key zzzzzzz; want one of name, blockHandler, fallback, defaultFallback, ignore, traffic, type, args, batch, wrapper"}},
+		{"duplicate key", `//sentinel:resource name=a name=b`,
+			[]string{"a.go:3:28: duplicate key name"}},
+		{"traffic sideways", `//sentinel:resource traffic=sideways`,
+			[]string{"a.go:3:29: traffic=sideways: want in or out"}},
+		{"batch zero", `//sentinel:resource batch=0`,
+			[]string{"a.go:3:27: batch=0: want a positive integer"}},
+		{"batch not a number", `//sentinel:resource batch=lots`,
+			[]string{"a.go:3:27: batch=lots: want a positive integer"}},
+		{"type typo", `//sentinel:resource type=wbe`,
+			[]string{"a.go:3:26: type=wbe: want one of common, web, rpc, gateway, db, cache, mq (did you mean web?)"}},
+		{"missing =", `//sentinel:resource name`,
+			[]string{`a.go:3:21: expected key=value, found "name"`}},
+		{"empty value", `//sentinel:resource name=`,
+			[]string{`a.go:3:26: name="": empty value`}},
+		{"unterminated quote", `//sentinel:resource name="abc`,
+			[]string{"a.go:3:26: unterminated quoted value"}},
+		{"text glued to a quote", `//sentinel:resource name="a"b`,
+			[]string{"a.go:3:29: expected a space after the quoted value"}},
+		{"bad handler", `//sentinel:resource blockHandler=a.b.c`,
+			[]string{"a.go:3:34: blockHandler=a.b.c: want a function name or pkg.Func"}},
+		{"bad wrapper", `//sentinel:resource wrapper=func`,
+			[]string{"a.go:3:29: wrapper=func: want an identifier"}},
+		{"bad list items", `//sentinel:resource args=a,,1x ignore=**E`,
+			[]string{"a.go:3:28: args: empty item in list", "a.go:3:29: args: 1x is not a parameter name",
+				"a.go:3:39: ignore: **E is not an error value or type (want Name, pkg.Name, *Name or *pkg.Name)"}},
+		{"duplicate arg", `//sentinel:resource args=a,a`,
+			[]string{"a.go:3:28: args: duplicate parameter a"}},
+		{"every problem of the line at once", `//sentinel:resource traffic=up batch=-1 nme=x`,
+			[]string{"a.go:3:29: traffic=up: want in or out", "a.go:3:38: batch=-1: want a positive integer",
+				"a.go:3:41: unknown key nme; did you mean name?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errs := ParseLine(linePos(), tt.text)
+			assert.Equal(t, tt.want, errLines(errs))
+		})
+	}
+}
+
+func TestErrorListSortsAndDedups(t *testing.T) {
+	var l ErrorList
+	l.Add(token.Position{Filename: "b.go", Line: 1, Column: 1}, "b")
+	l.Add(token.Position{Filename: "a.go", Line: 2, Column: 5}, "y")
+	l.Add(token.Position{Filename: "a.go", Line: 2, Column: 1}, "x")
+	l.Add(token.Position{Filename: "a.go", Line: 2, Column: 1}, "x")
+	err := l.Err()
+	require.Error(t, err)
+	assert.Equal(t, "a.go:2:1: x\na.go:2:5: y\nb.go:1:1: b", err.Error())
+	assert.NoError(t, ErrorList(nil).Err())
+}
+
+func texts(vs []Value) []string {
+	var out []string
+	for _, v := range vs {
+		out = append(out, v.Text)
+	}
+	return out
+}
+
+func TestSuggest(t *testing.T) {
+	assert.Equal(t, "defaultFallback", suggest("defaultFalback", Keys))
+	assert.Equal(t, "", suggest("x", Keys))
+	assert.Equal(t, 3, editDistance("kitten", "sitting"))
+	assert.True(t, strings.HasPrefix(Prefix, "//"))
+}
