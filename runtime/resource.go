@@ -46,8 +46,11 @@ type Resource struct {
 }
 
 var (
-	resourceMu     sync.Mutex
-	resourceMap    atomic.Pointer[map[string]*Resource]
+	// resourceMap maps names to *Resource. sync.Map (a concurrent hash
+	// trie) keeps lookups lock-free and adding a resource O(1).
+	resourceMap    sync.Map
+	resourceCount  atomic.Int64
+	resourceMu     sync.Mutex // serialises creation, so the cap is exact
 	resourceWarned atomic.Bool
 )
 
@@ -67,22 +70,19 @@ func Declare(spec ResourceSpec) *Resource {
 // LookupResource returns the resource named name, or nil when it was
 // neither declared nor entered.
 func LookupResource(name string) *Resource {
-	if m := resourceMap.Load(); m != nil {
-		return (*m)[name]
+	if r, ok := resourceMap.Load(name); ok {
+		return r.(*Resource)
 	}
 	return nil
 }
 
 // Resources returns every resource, sorted by name.
 func Resources() []*Resource {
-	m := resourceMap.Load()
-	if m == nil {
-		return nil
-	}
-	out := make([]*Resource, 0, len(*m))
-	for _, r := range *m {
-		out = append(out, r)
-	}
+	var out []*Resource
+	resourceMap.Range(func(_, r any) bool {
+		out = append(out, r.(*Resource))
+		return true
+	})
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
@@ -93,31 +93,29 @@ func lookupResource(name string) *Resource {
 	if r := LookupResource(name); r != nil {
 		return r
 	}
+	if resourceCount.Load() >= MaxResources {
+		return uncheckedResource(name)
+	}
 	resourceMu.Lock()
 	defer resourceMu.Unlock()
-	old := resourceMap.Load()
-	if old != nil {
-		if r := (*old)[name]; r != nil {
-			return r
-		}
-		if len(*old) >= MaxResources {
-			warnOnce(&resourceWarned, "sentinel: resource limit reached; calls to new resources pass unchecked",
-				"limit", MaxResources, "resource", name)
-			r := &Resource{name: name, unchecked: true}
-			r.spec.Store(&ResourceSpec{Name: name})
-			return r
-		}
+	if r := LookupResource(name); r != nil {
+		return r
+	}
+	if resourceCount.Load() >= MaxResources {
+		return uncheckedResource(name)
 	}
 	r := &Resource{name: name, cluster: newClusterNode(name)}
 	r.spec.Store(&ResourceSpec{Name: name})
-	next := make(map[string]*Resource, 1+lenOf(old))
-	if old != nil {
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	next[name] = r
-	resourceMap.Store(&next)
+	resourceMap.Store(name, r)
+	resourceCount.Add(1)
+	return r
+}
+
+func uncheckedResource(name string) *Resource {
+	warnOnce(&resourceWarned, "sentinel: resource limit reached; calls to new resources pass unchecked",
+		"limit", MaxResources, "resource", name)
+	r := &Resource{name: name, unchecked: true}
+	r.spec.Store(&ResourceSpec{Name: name})
 	return r
 }
 

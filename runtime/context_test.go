@@ -1,0 +1,134 @@
+package runtime_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCallsOutsideAnyContextUseTheDefaultContext(t *testing.T) {
+	handClock(t)
+	name, origin := runtime.ContextName(context.Background())
+	assert.Equal(t, runtime.DefaultContextName, name)
+	assert.Empty(t, origin)
+
+	e, _ := runtime.Entry(context.Background(), t.Name())
+	e.Exit()
+	assert.NotNil(t, runtime.LookupResource(t.Name()).Node(runtime.DefaultContextName))
+}
+
+func TestEnterContextNamesTheEntranceAndOrigin(t *testing.T) {
+	c := handClock(t)
+	ctx := runtime.EnterContext(context.Background(), t.Name()+"-entrance", "appA")
+	name, origin := runtime.ContextName(ctx)
+	assert.Equal(t, t.Name()+"-entrance", name)
+	assert.Equal(t, "appA", origin)
+
+	e, _ := runtime.Entry(ctx, t.Name())
+	e.Exit()
+	r := runtime.LookupResource(t.Name())
+	require.NotNil(t, r.Node(t.Name()+"-entrance"))
+	assert.Nil(t, r.Node(runtime.DefaultContextName), "not called in the default context")
+	on := r.ClusterNode().OriginNode("appA")
+	require.NotNil(t, on)
+	assert.EqualValues(t, 1, on.PassQPS(c.Millis()))
+	assert.Equal(t, []string{"appA"}, r.ClusterNode().Origins())
+}
+
+func TestEnterContextInsideAContextKeepsTheOuterOne(t *testing.T) {
+	ctx := runtime.EnterContext(context.Background(), "outer-"+t.Name(), "a")
+	inner := runtime.EnterContext(ctx, "inner-"+t.Name(), "b")
+	name, origin := runtime.ContextName(inner)
+	assert.Equal(t, "outer-"+t.Name(), name, "as Java's ContextUtil.enter, the existing context wins")
+	assert.Equal(t, "a", origin)
+
+	e, _ := runtime.Entry(context.Background(), t.Name())
+	defer e.Exit()
+	name, _ = runtime.ContextName(runtime.EnterContext(e.Context(), "late-"+t.Name(), ""))
+	assert.Equal(t, runtime.DefaultContextName, name, "an open entry's context wins too")
+}
+
+func TestNestedEntriesBuildTheCallTree(t *testing.T) {
+	c := handClock(t)
+	entrance := t.Name() + "-entrance"
+	ctx := runtime.EnterContext(context.Background(), entrance, "")
+	parent, _ := runtime.Entry(ctx, t.Name()+"/parent")
+	child, _ := runtime.Entry(parent.Context(), t.Name()+"/child")
+	grandchild, _ := runtime.Entry(child.Context(), t.Name()+"/grandchild")
+	name, _ := runtime.ContextName(grandchild.Context())
+	assert.Equal(t, entrance, name, "nested calls stay in the parent's context")
+	grandchild.Exit()
+	child.Exit()
+	parent.Exit()
+
+	var en *runtime.TreeNode
+	tree := runtime.Tree()
+	for i := range tree.Children {
+		if tree.Children[i].Name == entrance {
+			en = &tree.Children[i]
+		}
+	}
+	require.NotNil(t, en)
+	require.Len(t, en.Children, 1)
+	p := en.Children[0]
+	assert.Equal(t, t.Name()+"/parent", p.Name)
+	require.Len(t, p.Children, 1)
+	assert.Equal(t, t.Name()+"/child", p.Children[0].Name)
+	require.Len(t, p.Children[0].Children, 1)
+	assert.Equal(t, t.Name()+"/grandchild", p.Children[0].Children[0].Name)
+	assert.EqualValues(t, 1, en.Metrics.SuccessQPS, "the entrance sums its children")
+
+	// Cluster nodes count every context; default nodes only their own.
+	again, _ := runtime.Entry(context.Background(), t.Name()+"/child")
+	again.Exit()
+	r := runtime.LookupResource(t.Name() + "/child")
+	assert.EqualValues(t, 2, r.ClusterNode().PassQPS(c.Millis()))
+	assert.EqualValues(t, 1, r.Node(entrance).PassQPS(c.Millis()))
+	assert.EqualValues(t, 1, r.Node(runtime.DefaultContextName).PassQPS(c.Millis()))
+}
+
+func TestEntryContextCarriesTheCallersValuesAndCancellation(t *testing.T) {
+	type key struct{}
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "v"))
+	e, _ := runtime.Entry(ctx, t.Name())
+	defer e.Exit()
+	assert.Equal(t, "v", e.Context().Value(key{}))
+	cancel()
+	assert.ErrorIs(t, e.Context().Err(), context.Canceled)
+}
+
+func TestExitingAParentFirstExitsItsOpenChildren(t *testing.T) {
+	c := handClock(t)
+	logs := captureLog(t)
+	parent, _ := runtime.Entry(context.Background(), t.Name()+"/parent")
+	child, _ := runtime.Entry(parent.Context(), t.Name()+"/child")
+	grandchild, _ := runtime.Entry(child.Context(), t.Name()+"/grandchild")
+
+	parent.Exit() // out of order
+	for _, n := range []string{"/parent", "/child", "/grandchild"} {
+		cn := runtime.LookupResource(t.Name() + n).ClusterNode()
+		assert.EqualValues(t, 0, cn.Threads(), n)
+		assert.EqualValues(t, 1, cn.SuccessQPS(c.Millis()), n)
+	}
+	assert.Len(t, logs.lines("exited before its nested entry"), 2)
+
+	assert.NotPanics(t, func() {
+		grandchild.Exit()
+		child.Exit()
+	}, "the late exits are harmless")
+	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/child").ClusterNode().Threads())
+}
+
+func TestChildrenOfAnExitedParentStandAlone(t *testing.T) {
+	handClock(t)
+	parent, _ := runtime.Entry(context.Background(), t.Name()+"/parent")
+	ctx := parent.Context()
+	parent.Exit()
+	child, b := runtime.Entry(ctx, t.Name()+"/child")
+	require.Nil(t, b)
+	child.Exit()
+	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/child").ClusterNode().Threads())
+}

@@ -1,0 +1,224 @@
+package stat
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// t0 is an aligned minute, so bucket starts are easy to read.
+const t0 = int64(1_764_000_000_000)
+
+func TestWindowJavaArithmetic(t *testing.T) {
+	w := NewWindow(2, 1000)
+	require.EqualValues(t, 500, w.BucketMs())
+
+	slot, start := w.pos(t0 + 1234)
+	assert.Equal(t, &w.buckets[((t0+1234)/500)%2], slot, "index is (t/len) %% n")
+	assert.Equal(t, t0+1000, start, "start is t - t%%len")
+
+	w.Add(t0, Pass, 1)
+	assert.EqualValues(t, 1, w.Sum(t0+999, Pass), "a bucket 999 ms old is in the window")
+	assert.EqualValues(t, 0, w.Sum(t0+1000, Pass), "a bucket whose slot now belongs to t is stale")
+}
+
+func TestWindowTwelveAndEight(t *testing.T) {
+	// The design's example: 12 passes in one bucket and 8 in the next fill a
+	// 20-per-second window until the 12-bucket leaves it.
+	w := NewWindow(2, 1000)
+	w.Add(t0+100, Pass, 12)
+	w.Add(t0+600, Pass, 8)
+	assert.EqualValues(t, 20, w.Sum(t0+999, Pass))
+	assert.False(t, w.TryAdd(t0+999, Pass, 1, 20), "a 21st pass exceeds 20")
+	assert.EqualValues(t, 8, w.Sum(t0+1000, Pass), "the 12-bucket left the window")
+	assert.True(t, w.TryAdd(t0+1000, Pass, 1, 20))
+	assert.EqualValues(t, 9, w.Sum(t0+1000, Pass))
+}
+
+func TestWindowStaleness(t *testing.T) {
+	tests := []struct {
+		name     string
+		addAt    int64
+		readAt   int64
+		expected int64
+	}{
+		{"same bucket", t0, t0 + 499, 1},
+		{"previous bucket", t0, t0 + 500, 1},
+		{"previous bucket, last millisecond", t0, t0 + 999, 1},
+		{"two buckets back", t0, t0 + 1000, 0},
+		{"long gone", t0, t0 + 60_000, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := NewWindow(2, 1000)
+			w.Add(tt.addAt, Pass, 1)
+			assert.Equal(t, tt.expected, w.Sum(tt.readAt, Pass))
+		})
+	}
+}
+
+func TestWindowCompletionAndMinRT(t *testing.T) {
+	w := NewWindow(2, 1000)
+	assert.EqualValues(t, DefaultMaxRT, w.MinRT(t0), "nothing completed")
+	w.AddCompletion(t0, 30, 1, false)
+	w.AddCompletion(t0+10, 10, 2, true)
+	w.AddCompletion(t0+600, 0, 1, false)
+	assert.EqualValues(t, 4, w.Sum(t0+600, Success))
+	assert.EqualValues(t, 2, w.Sum(t0+600, Exception))
+	assert.EqualValues(t, 40, w.Sum(t0+600, RT))
+	assert.EqualValues(t, 1, w.MinRT(t0+600), "minRt is at least 1, as Java")
+	assert.EqualValues(t, 10, w.MinRT(t0+400))
+	assert.EqualValues(t, 3, w.Max(t0+600, Success))
+	assert.EqualValues(t, 3, w.Previous(t0+600, Success))
+	assert.EqualValues(t, 1, w.Previous(t0+1100, Success), "the bucket before t0+1000 is t0+500, which holds 1")
+	assert.EqualValues(t, 0, w.Previous(t0+1600, Success), "t0+1000 holds nothing")
+}
+
+func TestWindowAddAtUndoesOnlyWhileTheBucketLives(t *testing.T) {
+	w := NewWindow(2, 1000)
+	w.Add(t0, Pass, 3)
+	assert.True(t, w.AddAt(t0+5, Pass, -1))
+	assert.EqualValues(t, 2, w.Sum(t0, Pass))
+	w.Add(t0+1000, Pass, 1) // replaces t0's bucket
+	assert.False(t, w.AddAt(t0, Pass, -1))
+	assert.EqualValues(t, 1, w.Sum(t0+1000, Pass))
+}
+
+func TestWindowBuckets(t *testing.T) {
+	w := NewWindow(60, 60_000)
+	for i := int64(0); i < 5; i++ {
+		w.Add(t0+i*1000, Pass, i+1)
+	}
+	bs := w.Buckets(t0 + 4500)
+	require.Len(t, bs, 5)
+	for i, b := range bs {
+		assert.Equal(t, t0+int64(i)*1000, b.Start)
+		assert.EqualValues(t, i+1, b.Pass)
+	}
+}
+
+func TestNodePreviousSecond(t *testing.T) {
+	n := NewNode(false)
+	n.AddPass(t0+100, 3)
+	n.AddPass(t0+700, 4)
+	n.AddPass(t0+1200, 5)
+	assert.EqualValues(t, 7, n.PreviousPassQPS(t0+1999), "the whole second [t0, t0+1000)")
+	assert.EqualValues(t, 5, n.PreviousPassQPS(t0+2000))
+	assert.EqualValues(t, 9, n.PassQPS(t0+1200))
+}
+
+func TestNodeMetrics(t *testing.T) {
+	n := NewNode(true)
+	n.IncThreads()
+	n.IncThreads()
+	n.AddPass(t0, 2)
+	n.AddBlock(t0, 1)
+	n.AddCompletion(t0+20, 20, 1, false)
+	n.DecThreads()
+	m := n.Metrics(t0 + 20)
+	assert.Equal(t, Metrics{
+		PassQPS: 2, BlockQPS: 1, SuccessQPS: 1, AvgRT: 20, MinRT: 20, Threads: 1,
+		MinutePass: 2, MinuteBlock: 1, MinuteSuccess: 1,
+	}, m)
+	assert.EqualValues(t, 2, n.MaxSuccessQPS(t0+20), "one success in a 500 ms bucket is 2 per second")
+}
+
+// Concurrent writers lose no count, including while stale buckets are
+// replaced under them: each phase moves to a time whose slot holds the
+// previous phase's stale bucket, and every writer races to replace it.
+func TestWindowConcurrentWritersLoseNothing(t *testing.T) {
+	const writers, perWriter, phases = 8, 2000, 5
+	for _, stripes := range []int{1, stripeCount, 4} {
+		w := newWindow(2, 1000, 2, stripes)
+		for p := int64(0); p < phases; p++ {
+			now := t0 + p*1000 // same slot every phase
+			var wg sync.WaitGroup
+			for range writers {
+				wg.Go(func() {
+					for range perWriter {
+						w.Add(now, Pass, 1)
+						w.AddCompletion(now, 2, 1, false)
+					}
+				})
+			}
+			wg.Wait()
+			require.EqualValues(t, writers*perWriter, w.Sum(now, Pass), "phase %d, %d stripes", p, stripes)
+			require.EqualValues(t, writers*perWriter, w.Sum(now, Success))
+			require.EqualValues(t, 2*writers*perWriter, w.Sum(now, RT))
+		}
+	}
+}
+
+// Writers racing a moving clock: every count lands in a bucket that is
+// still in the minute window.
+func TestWindowConcurrentWritersWithMovingClock(t *testing.T) {
+	w := newWindow(60, 60_000, 60, stripeCount)
+	var now atomic.Int64
+	now.Store(t0)
+	stop := make(chan struct{})
+	var ticker sync.WaitGroup
+	ticker.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				if now.Load() < t0+50_000 {
+					now.Add(7)
+				}
+			}
+		}
+	})
+	const writers, perWriter = 8, 5000
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for range perWriter {
+				w.Add(now.Load(), Pass, 1)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	ticker.Wait()
+	assert.EqualValues(t, writers*perWriter, w.Sum(now.Load(), Pass))
+}
+
+func TestTryAddNeverOvershoots(t *testing.T) {
+	w := NewWindow(2, 1000)
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			for range 1000 {
+				if w.TryAdd(t0+250, Pass, 1, 100) {
+					admitted.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, 100, admitted.Load())
+	assert.EqualValues(t, 100, w.Sum(t0+250, Pass))
+}
+
+func BenchmarkNodePassComplete(b *testing.B) {
+	n := NewNode(true)
+	for b.Loop() {
+		n.IncThreads()
+		n.AddPass(t0, 1)
+		n.AddCompletion(t0, 1, 1, false)
+		n.DecThreads()
+	}
+}
+
+func BenchmarkNodePassQPS(b *testing.B) {
+	n := NewNode(false)
+	n.AddPass(t0, 1)
+	for b.Loop() {
+		_ = n.PassQPS(t0)
+	}
+}
