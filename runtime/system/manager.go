@@ -1,0 +1,159 @@
+package system
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// thresholds is a compiled rule set: the strictest value of each field
+// across the rules, and the rule that set it (BlockError.Rule returns it).
+// It is immutable once published.
+type thresholds struct {
+	rules []Rule // as loaded; the *Rule fields below point into it
+
+	load, cpu, qps    float64
+	rt, thread        int64
+	loadRule, cpuRule *Rule
+	qpsRule, rtRule   *Rule
+	threadRule        *Rule
+}
+
+func (t *thresholds) anySet() bool {
+	return t.loadRule != nil || t.cpuRule != nil || t.qpsRule != nil || t.rtRule != nil || t.threadRule != nil
+}
+
+// needsReadings reports whether a machine-state threshold is set, so that
+// the background sampler must run.
+func (t *thresholds) needsReadings() bool { return t.loadRule != nil || t.cpuRule != nil }
+
+var (
+	loadMu   sync.Mutex // serialises LoadRules and the sampler's lifecycle
+	inForce  atomic.Pointer[thresholds]
+	property = runtime.NewProperty(LoadRules)
+)
+
+// Property is the system rules' property, which data sources update.
+func Property() *runtime.Property[[]Rule] { return property }
+
+// ValidateRules checks rules as LoadRules does, and loads nothing.
+//
+// A negative field is unset and any value >= 0 is a threshold, as in Java.
+// Refused (Java has no validation at all for system rules): NaN or
+// infinite values, and highestCpuUsage above 1 (Java ignores that field
+// with a warning and loads the rest of the rule).
+func ValidateRules(rules []Rule) error {
+	var errs runtime.RuleErrors
+	for i := range rules {
+		r := &rules[i]
+		bad := func(field, reason string) {
+			errs = append(errs, &runtime.RuleError{Index: i, Field: field, Reason: reason})
+		}
+		for _, f := range []struct {
+			name string
+			v    float64
+		}{{"highestSystemLoad", r.HighestSystemLoad}, {"highestCpuUsage", r.HighestCPUUsage}, {"qps", r.QPS}} {
+			if !finite(f.v) {
+				bad(f.name, fmt.Sprintf("%v is not a finite number (negative means unset)", f.v))
+			}
+		}
+		if finite(r.HighestCPUUsage) && r.HighestCPUUsage > 1 {
+			bad("highestCpuUsage", fmt.Sprintf("%v is above 1: CPU usage is a fraction in 0..1 (negative means unset)", r.HighestCPUUsage))
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// LoadRules replaces the system rules in force with rules, or refuses the
+// whole set (the rules in force stay) with a runtime.RuleErrors. The
+// strictest value of each field across rules is in force. nil or empty
+// clears the rules. Loading a load or CPU threshold starts the background
+// sampler (taking a first reading before the rules take effect); loading a
+// set without one stops it.
+func LoadRules(rules []Rule) error {
+	if err := ValidateRules(rules); err != nil {
+		return err
+	}
+	t := compile(rules)
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	if t.needsReadings() {
+		startSampler()
+	} else {
+		stopSampler()
+	}
+	if len(rules) > 0 {
+		inForce.Store(t)
+	} else {
+		inForce.Store(nil)
+	}
+	runtime.RulesChanged()
+	if len(rules) > 0 {
+		runtime.Logger().Info("sentinel: system rules loaded", "rules", len(rules), "inForce", InForce().String())
+	}
+	return nil
+}
+
+func compile(rules []Rule) *thresholds {
+	t := &thresholds{rules: append([]Rule(nil), rules...)}
+	for i := range t.rules {
+		r := &t.rules[i]
+		if v := r.HighestSystemLoad; v >= 0 && (t.loadRule == nil || v < t.load) {
+			t.load, t.loadRule = v, r
+		}
+		if v := r.HighestCPUUsage; v >= 0 && (t.cpuRule == nil || v < t.cpu) {
+			t.cpu, t.cpuRule = v, r
+		}
+		if v := r.QPS; v >= 0 && (t.qpsRule == nil || v < t.qps) {
+			t.qps, t.qpsRule = v, r
+		}
+		if v := r.AvgRT; v >= 0 && (t.rtRule == nil || v < t.rt) {
+			t.rt, t.rtRule = v, r
+		}
+		if v := r.MaxThread; v >= 0 && (t.threadRule == nil || v < t.thread) {
+			t.thread, t.threadRule = v, r
+		}
+	}
+	return t
+}
+
+// Rules returns a copy of the rules in force, as they were loaded.
+func Rules() []Rule {
+	t := inForce.Load()
+	if t == nil {
+		return nil
+	}
+	return append([]Rule(nil), t.rules...)
+}
+
+// InForce returns the thresholds in force as one rule: the strictest value
+// of each field across the loaded rules, Unset where no rule sets it (Java's
+// getRules returns the same figures as one synthetic rule per threshold).
+func InForce() Rule {
+	r := NewRule()
+	t := inForce.Load()
+	if t == nil {
+		return r
+	}
+	if t.loadRule != nil {
+		r.HighestSystemLoad = t.load
+	}
+	if t.cpuRule != nil {
+		r.HighestCPUUsage = t.cpu
+	}
+	if t.qpsRule != nil {
+		r.QPS = t.qps
+	}
+	if t.rtRule != nil {
+		r.AvgRT = t.rt
+	}
+	if t.threadRule != nil {
+		r.MaxThread = t.thread
+	}
+	return r
+}
