@@ -132,3 +132,29 @@ func TestChildrenOfAnExitedParentStandAlone(t *testing.T) {
 	child.Exit()
 	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/child").ClusterNode().Threads())
 }
+
+// Children opened and exited on many goroutines while their parent exits
+// leave no thread count behind and race with nothing.
+func TestConcurrentChildrenAndParentExit(t *testing.T) {
+	handClock(t)
+	for range 20 {
+		parent, _ := runtime.Entry(context.Background(), t.Name()+"/parent")
+		ctx := parent.Context()
+		done := make(chan struct{})
+		for range 4 {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				child, b := runtime.Entry(ctx, t.Name()+"/child")
+				if b == nil {
+					child.Exit()
+				}
+			}()
+		}
+		parent.Exit()
+		for range 4 {
+			<-done
+		}
+	}
+	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/child").ClusterNode().Threads())
+	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/parent").ClusterNode().Threads())
+}

@@ -3,8 +3,9 @@ package runtime
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
+	"time"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/internal/clock"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
@@ -13,21 +14,25 @@ import (
 // Call is one call of a resource as the slots see it: who calls, with
 // what, and what happened. A Call is valid from Check until the matching
 // Exit; slots must not keep it.
+//
+// Call is laid out to keep the entry that holds it in a 128-byte size
+// class: the entry is the one allocation of a call, and on these machines an
+// allocation costs in proportion to its bytes.
 type Call struct {
-	res        *Resource
-	ectx       entryContext // the caller's ctx, plus this entry for nested calls
-	sc         *sentinelContext
-	parent     *SentinelEntry
-	node       *DefaultNode
-	originNode *stat.Node
-	chain      *boundChain
-	args       []any
-	start      int64
-	err        error
-	blockErr   *BlockError
-	batch      int32
-	traffic    TrafficType
-	rtype      ResourceType
+	res    *Resource
+	ctx    context.Context // the caller's
+	sc     *sentinelContext
+	parent *SentinelEntry
+	node   *DefaultNode
+	chain  *boundChain
+	args   *any // WithArgs' slice, as pointer and length (nargs)
+	start  int64
+	// err is the business error, or the *BlockError once blocked.
+	err     error
+	batch   int32
+	nargs   uint16
+	traffic TrafficType
+	rtype   ResourceType
 }
 
 // Resource is the called resource.
@@ -38,7 +43,7 @@ func (c *Call) Name() string { return c.res.name }
 
 // Context is the context.Context the call was entered with; a slot that
 // waits (throttling) gives up when it is done.
-func (c *Call) Context() context.Context { return c.ectx.Context }
+func (c *Call) Context() context.Context { return c.ctx }
 
 // ContextName is the name of the call's Sentinel context.
 func (c *Call) ContextName() string { return c.sc.name }
@@ -54,10 +59,20 @@ func (c *Call) ClusterNode() *ClusterNode { return c.res.cluster }
 
 // OriginNode is the statistics of the call's origin on this resource, nil
 // when the origin is unknown.
-func (c *Call) OriginNode() *stat.Node { return c.originNode }
+func (c *Call) OriginNode() *stat.Node {
+	if c.sc.origin == "" {
+		return nil
+	}
+	return c.res.cluster.originNode(c.sc.origin)
+}
 
 // Args are the arguments passed with WithArgs.
-func (c *Call) Args() []any { return c.args }
+func (c *Call) Args() []any {
+	if c.args == nil {
+		return nil
+	}
+	return unsafe.Slice(c.args, c.nargs)
+}
 
 // BatchCount is the number of tokens the call acquires (Java's count).
 func (c *Call) BatchCount() int64 { return int64(c.batch) }
@@ -73,10 +88,18 @@ func (c *Call) Traffic() TrafficType { return c.traffic }
 func (c *Call) ResourceType() ResourceType { return c.rtype }
 
 // Err is the business error recorded on the call, if any.
-func (c *Call) Err() error { return c.err }
+func (c *Call) Err() error {
+	if _, blocked := c.err.(*BlockError); blocked {
+		return nil
+	}
+	return c.err
+}
 
 // BlockError is the error that blocked the call, nil while it is admitted.
-func (c *Call) BlockError() *BlockError { return c.blockErr }
+func (c *Call) BlockError() *BlockError {
+	b, _ := c.err.(*BlockError)
+	return b
+}
 
 // Block returns a BlockError that refuses this call; a Checker returns it
 // from Check.
@@ -91,28 +114,28 @@ func (c *Call) Block(t BlockType, rule Rule, triggered any) *BlockError {
 type SentinelEntry struct {
 	call   Call
 	exited atomic.Bool
-	linked bool // in the parent's list of open children
-
-	// Open child entries, for exiting a parent before its children (rare):
-	// an intrusive list guarded by the parent's mu.
-	mu         sync.Mutex
-	firstChild *SentinelEntry
-	prev, next *SentinelEntry
+	// Open nested entries, for exiting a parent before its children (rare):
+	// a singly linked list from the parent, guarded by nestLock(parent).
+	linked     bool
+	firstChild atomic.Pointer[SentinelEntry] // written under the lock, read without
+	next       *SentinelEntry
 }
 
 // entryContext is the context.Context an entry hands to nested calls: the
-// caller's ctx, plus the entry under ctxKey. It lives inside the entry, so
-// Context allocates nothing.
-type entryContext struct {
-	context.Context
-	e *SentinelEntry
-}
+// caller's ctx, plus the entry under ctxKey. It is the entry itself under
+// another type, so Context allocates nothing and SentinelEntry's own method
+// set stays clean.
+type entryContext SentinelEntry
+
+func (c *entryContext) Deadline() (time.Time, bool) { return c.call.ctx.Deadline() }
+func (c *entryContext) Done() <-chan struct{}       { return c.call.ctx.Done() }
+func (c *entryContext) Err() error                  { return c.call.ctx.Err() }
 
 func (c *entryContext) Value(key any) any {
 	if key == (ctxKey{}) {
-		return c.e
+		return (*SentinelEntry)(c)
 	}
-	return c.Context.Value(key)
+	return c.call.ctx.Value(key)
 }
 
 // Entry opens a call of the resource named resource (Java's SphU.entry),
@@ -134,7 +157,7 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 	}
 	e := &SentinelEntry{}
 	c := &e.call
-	c.ectx = entryContext{Context: ctx, e: e}
+	c.ctx = ctx
 	c.res = r
 	c.batch = 1
 	spec := r.spec.Load()
@@ -142,7 +165,9 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 	for i := range opts {
 		switch o := &opts[i]; o.kind {
 		case optArgs:
-			c.args = o.args
+			if n := min(len(o.args), 1<<16-1); n > 0 {
+				c.args, c.nargs = &o.args[0], uint16(n)
+			}
 		case optTraffic:
 			c.traffic = TrafficType(o.n)
 		case optResourceType:
@@ -159,15 +184,12 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 	chain := r.chain()
 	c.chain = chain
 	c.node = r.node(c.sc, c.parent)
-	if c.sc.origin != "" {
-		c.originNode = r.cluster.originNode(c.sc.origin)
-	}
 	now := clock.Millis()
 	c.start = now
 
 	for i, ck := range chain.checkers {
 		if b := ck.Check(c); b != nil {
-			c.blockErr = b
+			c.err = b
 			for _, prev := range chain.checkers[:i] {
 				prev.Exit(c)
 			}
@@ -206,14 +228,13 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	if c.node == nil {
 		return // unchecked
 	}
-	e.exitChildren()
+	if c.parent != nil || e.firstChild.Load() != nil {
+		e.exitNested()
+	}
 	now := clock.Millis()
 	recordCompletion(c, now)
 	for _, ck := range c.chain.checkers {
 		ck.Exit(c)
-	}
-	if c.parent != nil {
-		c.parent.unlink(e)
 	}
 }
 
@@ -239,11 +260,11 @@ func (e *SentinelEntry) Context() context.Context {
 	if e == nil {
 		return context.Background()
 	}
-	return &e.call.ectx
+	return (*entryContext)(e)
 }
 
 // Resource is the entry's resource.
 func (e *SentinelEntry) Resource() *Resource { return e.call.res }
 
 // Err is the business error recorded on the entry.
-func (e *SentinelEntry) Err() error { return e.call.err }
+func (e *SentinelEntry) Err() error { return e.call.Err() }

@@ -1,54 +1,49 @@
 package runtime
 
+import "github.com/sentinelgen/sentinelgen/runtime/stat"
+
 // The Statistic slot: what every admitted, blocked and completed call adds
 // to its nodes. As in Java, a call counts on its DefaultNode, the resource's
 // ClusterNode, its origin's node, and, when inbound, the global inbound node
 // that system rules read.
 
 func recordPass(c *Call, now int64) {
+	t := stat.TickAt(now)
 	n := int64(c.batch)
-	c.node.IncThreads()
-	c.node.AddPass(now, n)
-	cl := c.res.cluster
-	cl.IncThreads()
-	cl.AddPass(now, n)
-	if o := c.originNode; o != nil {
-		o.IncThreads()
-		o.AddPass(now, n)
+	c.node.CountPass(&t, n)
+	c.res.cluster.CountPass(&t, n)
+	if o := c.OriginNode(); o != nil {
+		o.CountPass(&t, n)
 	}
 	if c.traffic == Inbound {
-		inboundNode.IncThreads()
-		inboundNode.AddPass(now, n)
+		inboundNode.CountPass(&t, n)
 	}
 }
 
 func recordBlock(c *Call, now int64) {
+	t := stat.TickAt(now)
 	n := int64(c.batch)
-	c.node.AddBlock(now, n)
-	c.res.cluster.AddBlock(now, n)
-	if o := c.originNode; o != nil {
-		o.AddBlock(now, n)
+	c.node.CountBlock(&t, n)
+	c.res.cluster.CountBlock(&t, n)
+	if o := c.OriginNode(); o != nil {
+		o.CountBlock(&t, n)
 	}
 	if c.traffic == Inbound {
-		inboundNode.AddBlock(now, n)
+		inboundNode.CountBlock(&t, n)
 	}
 }
 
 func recordCompletion(c *Call, now int64) {
+	t := stat.TickAt(now)
 	n := int64(c.batch)
 	rt := max(now-c.start, 0)
-	failed := c.err != nil
-	c.node.AddCompletion(now, rt, n, failed)
-	c.node.DecThreads()
-	cl := c.res.cluster
-	cl.AddCompletion(now, rt, n, failed)
-	cl.DecThreads()
-	if o := c.originNode; o != nil {
-		o.AddCompletion(now, rt, n, failed)
-		o.DecThreads()
+	failed := c.Err() != nil
+	c.node.CountCompletion(&t, rt, n, failed)
+	c.res.cluster.CountCompletion(&t, rt, n, failed)
+	if o := c.OriginNode(); o != nil {
+		o.CountCompletion(&t, rt, n, failed)
 	}
 	if c.traffic == Inbound {
-		inboundNode.AddCompletion(now, rt, n, failed)
-		inboundNode.DecThreads()
+		inboundNode.CountCompletion(&t, rt, n, failed)
 	}
 }

@@ -43,11 +43,14 @@ func (blockAll) Check(c *runtime.Call) *runtime.BlockError {
 }
 func (blockAll) Exit(*runtime.Call) {}
 
+// logs outlives a test run, so that `go test -count N` still sees the
+// warnings that were logged once per process.
+var logs = &syncBuffer{}
+
 func TestCaps(t *testing.T) {
 	defer runtime.SetClock(clocktest.New())()
-	logs := &syncBuffer{}
 	runtime.SetLogger(slog.New(slog.NewTextHandler(logs, nil)))
-	defer runtime.SetLogger(nil)
+	defer runtime.SetLogger(slog.New(slog.DiscardHandler))
 
 	t.Run("resources past MaxResources pass unchecked", func(t *testing.T) {
 		// The default context's entrance already exists; fill the resource cap.

@@ -57,29 +57,75 @@ func (n *Node) SecondWindow() *Window { return n.second }
 // node without history.
 func (n *Node) MinuteWindow() *Window { return n.minute }
 
+// Tick is one instant located in every node window, and the caller's
+// stripe: a call computes it once and hands it to each node it counts on,
+// which spares every window its divisions and processor lookup.
+type Tick struct {
+	Now    int64
+	second position
+	minute position
+	stripe int
+}
+
+// TickAt locates now. Node windows have fixed shapes, so the divisions
+// here are by constants.
+func TickAt(now int64) Tick {
+	const secLen, minLen = SecondIntervalMs / SecondSampleCount, MinuteIntervalMs / MinuteSampleCount
+	s, m := now/secLen, now/minLen
+	return Tick{
+		Now:    now,
+		second: position{int(s % secondSlots), s * secLen},
+		minute: position{int(m % MinuteSampleCount), m * minLen},
+		stripe: stripe(stripeCount),
+	}
+}
+
+func (n *Node) addEvent(t *Tick, ev Event, count int64) {
+	n.second.add(&n.second.buckets[t.second.idx], t.second.start, t.stripe, ev, count)
+	if n.minute != nil {
+		n.minute.add(&n.minute.buckets[t.minute.idx], t.minute.start, t.stripe, ev, count)
+	}
+}
+
+// CountPass counts count admitted calls and one more call in flight.
+func (n *Node) CountPass(t *Tick, count int64) {
+	n.threads[t.stripe].v.Add(1)
+	n.addEvent(t, Pass, count)
+}
+
+// CountBlock counts count blocked calls.
+func (n *Node) CountBlock(t *Tick, count int64) { n.addEvent(t, Block, count) }
+
+// CountCompletion counts count completed calls that took rt milliseconds
+// (failed ones also as exceptions) and one call fewer in flight.
+func (n *Node) CountCompletion(t *Tick, rt, count int64, failed bool) {
+	n.second.addCompletion(&n.second.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
+	if n.minute != nil {
+		n.minute.addCompletion(&n.minute.buckets[t.minute.idx], t.minute.start, t.stripe, rt, count, failed)
+	}
+	n.threads[t.stripe].v.Add(-1)
+}
+
 // AddPass counts count admitted calls.
 func (n *Node) AddPass(now, count int64) {
-	n.second.Add(now, Pass, count)
-	if n.minute != nil {
-		n.minute.Add(now, Pass, count)
-	}
+	t := TickAt(now)
+	n.addEvent(&t, Pass, count)
 }
 
 // AddBlock counts count blocked calls.
 func (n *Node) AddBlock(now, count int64) {
-	n.second.Add(now, Block, count)
-	if n.minute != nil {
-		n.minute.Add(now, Block, count)
-	}
+	t := TickAt(now)
+	n.addEvent(&t, Block, count)
 }
 
 // AddCompletion counts count completed calls that took rt milliseconds,
 // failed ones also as exceptions (Java's addRtAndSuccess plus
 // increaseExceptionQps).
 func (n *Node) AddCompletion(now, rt, count int64, failed bool) {
-	n.second.AddCompletion(now, rt, count, failed)
+	t := TickAt(now)
+	n.second.addCompletion(&n.second.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
 	if n.minute != nil {
-		n.minute.AddCompletion(now, rt, count, failed)
+		n.minute.addCompletion(&n.minute.buckets[t.minute.idx], t.minute.start, t.stripe, rt, count, failed)
 	}
 }
 

@@ -118,6 +118,12 @@ func (w *Window) pos(now int64) (slot *atomic.Pointer[bucket], start int64) {
 	return &w.buckets[int(n%int64(len(w.buckets)))], n * w.lenMs
 }
 
+// position is a located instant: a slot index and its bucket's start.
+type position struct {
+	idx   int
+	start int64
+}
+
 // current returns the bucket starting at start in slot, replacing a stale
 // one. When the slot holds a newer bucket (the clock went back), that bucket
 // is returned: the count lands in the newest slice rather than being lost.
@@ -137,7 +143,10 @@ func (w *Window) current(slot *atomic.Pointer[bucket], start int64) *bucket {
 // Add counts n events of kind ev at time now.
 func (w *Window) Add(now int64, ev Event, n int64) {
 	slot, start := w.pos(now)
-	s := stripe(w.stripes)
+	w.add(slot, start, stripe(w.stripes), ev, n)
+}
+
+func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64) {
 	for {
 		b := w.current(slot, start)
 		b.cells[s].counts[ev].Add(n)
@@ -152,7 +161,10 @@ func (w *Window) Add(now int64, ev Event, n int64) {
 // RT.
 func (w *Window) AddCompletion(now, rt, n int64, failed bool) {
 	slot, start := w.pos(now)
-	s := stripe(w.stripes)
+	w.addCompletion(slot, start, stripe(w.stripes), rt, n, failed)
+}
+
+func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int, rt, n int64, failed bool) {
 	for {
 		b := w.current(slot, start)
 		c := &b.cells[s]
