@@ -1,0 +1,354 @@
+package file
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+)
+
+// Source is a watched rule file. Its methods are safe for concurrent use.
+type Source struct {
+	path string // as given: errors and events name it
+	abs  string
+	dir  string
+	base string
+	kind datasource.Kind
+	cfg  config
+
+	stop      chan struct{}
+	ready     chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	// working is set while the watcher goroutine loads rules and tells
+	// subscribers and property listeners: a Close from there must not wait
+	// for the goroutine it runs on.
+	working atomic.Bool
+
+	mu      sync.Mutex
+	status  datasource.Status
+	subs    map[int]func(datasource.Event)
+	nextSub int
+
+	// Owned by the watcher goroutine.
+	watcher  *fsnotify.Watcher
+	watching bool // the directory watch is in place
+	lastFP   fingerprint
+	haveFP   bool
+	lastKey  [32]byte
+	seen     bool
+}
+
+// Watch loads the rule file at path as rules of kind, then follows its
+// changes until ctx is done or Close is called.
+//
+// The first load happens before Watch returns; its outcome is
+// src.LastError() (nil: loaded). A missing or invalid file does not make
+// Watch fail: the rules in force are kept, and the file is picked up when a
+// valid version appears. A caller that wants to refuse to start without
+// rules checks LastError:
+//
+//	src, err := file.Watch(ctx, "rules/flow.json", datasource.Flow)
+//	if err != nil {
+//		return err // a bad path or kind
+//	}
+//	defer src.Close()
+//	if err := src.LastError(); err != nil {
+//		return err // the file is missing or refused
+//	}
+//
+// err is non-nil when there is nothing to watch: a nil kind, an empty path,
+// a path that is a directory, or a ctx already done.
+func Watch(ctx context.Context, path string, kind datasource.Kind, opts ...Option) (*Source, error) {
+	if kind == nil {
+		return nil, errors.New("file.Watch: nil kind")
+	}
+	if path == "" {
+		return nil, errors.New("file.Watch: empty path")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("file.Watch: %w", err)
+	}
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("file.Watch: %s is a directory, want a rule file", path)
+	}
+	cfg := defaults()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s := &Source{
+		path: path, abs: abs, dir: filepath.Dir(abs), base: filepath.Base(abs),
+		kind: kind, cfg: cfg,
+		stop: make(chan struct{}), ready: make(chan struct{}), done: make(chan struct{}),
+		subs: map[int]func(datasource.Event){},
+	}
+	for _, fn := range cfg.listeners {
+		s.subs[s.nextSub] = fn
+		s.nextSub++
+	}
+	s.status = datasource.Status{Path: path, Kind: kind.Name(), Watching: "poll"}
+	if cfg.fsnotify {
+		w, err := fsnotify.NewWatcher()
+		if err != nil {
+			runtime.Logger().Warn("sentinel: cannot watch rule file for events; polling it",
+				slog.String("path", path), slog.Any("error", err))
+		} else {
+			s.watcher = w
+			s.addWatch()
+		}
+	}
+	go s.loop(ctx)
+	<-s.ready
+	return s, nil
+}
+
+// addWatch watches the file's directory, not the file: a rename over the
+// file, an editor's save-by-rename and a ConfigMap's ..data symlink swap
+// all replace the directory entry, and a watch on the old inode would go
+// deaf. A directory that does not exist yet is retried at each poll.
+func (s *Source) addWatch() {
+	if err := s.watcher.Add(s.dir); err != nil {
+		return
+	}
+	s.watching = true
+	s.setWatching("fsnotify+poll")
+}
+
+func (s *Source) setWatching(how string) {
+	s.mu.Lock()
+	s.status.Watching = how
+	s.mu.Unlock()
+}
+
+func (s *Source) loop(ctx context.Context) {
+	defer close(s.done)
+	defer s.shutdown()
+	s.check(true)
+	close(s.ready)
+
+	ticker := time.NewTicker(s.cfg.poll)
+	defer ticker.Stop()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if s.watcher != nil {
+		events, errs = s.watcher.Events, s.watcher.Errors
+	}
+	var settle *time.Timer
+	var settled <-chan time.Time
+	force := false // a coalesced event named the file itself
+	defer func() {
+		if settle != nil {
+			settle.Stop()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stop:
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if ev.Name == s.dir && ev.Has(fsnotify.Remove|fsnotify.Rename) {
+				s.watching = false // the directory went; re-added at a poll once it is back
+				s.setWatching("poll")
+			}
+			if filepath.Base(ev.Name) == s.base {
+				force = true
+			}
+			// The first event of a burst starts the timer; the rest ride
+			// along, so a steady stream still gets read every debounce.
+			if settled == nil {
+				settle = time.NewTimer(s.cfg.debounce)
+				settled = settle.C
+			}
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			// An event queue overflow loses events: read the file to be sure.
+			runtime.Logger().Debug("sentinel: rule file watcher error", slog.String("path", s.path), slog.Any("error", err))
+			s.check(true)
+		case <-settled:
+			settled, settle = nil, nil
+			s.check(force)
+			force = false
+		case <-ticker.C:
+			if s.watcher != nil && !s.watching {
+				s.addWatch()
+			}
+			s.check(false)
+		}
+	}
+}
+
+func (s *Source) shutdown() {
+	if s.watcher != nil {
+		_ = s.watcher.Close()
+	}
+	s.setWatching("closed")
+}
+
+// check reads the file when it may have changed and loads a new version.
+// Unless force, an unchanged size, mtime and identity mean no read. A read
+// content (or read error) equal to the last one seen is not loaded again,
+// nor reported again.
+func (s *Source) check(force bool) {
+	s.working.Store(true)
+	defer s.working.Store(false)
+	fp := stat(s.abs)
+	if !force && s.haveFP && fp.same(s.lastFP) {
+		return
+	}
+	s.lastFP, s.haveFP = fp, true
+	data, err := datasource.ReadFile(s.path, s.cfg.maxSize)
+	var key [32]byte
+	if err != nil {
+		key = sha256.Sum256([]byte("error\x00" + err.Error()))
+	} else {
+		key = sha256.Sum256(data)
+	}
+	if s.seen && key == s.lastKey {
+		return
+	}
+	s.seen, s.lastKey = true, key
+	n := 0
+	if err == nil {
+		n, err = datasource.Load(s.path, data, s.kind)
+	}
+	s.record(n, err)
+}
+
+// record keeps the outcome of a new version, logs it, and tells subscribers.
+func (s *Source) record(n int, err error) {
+	now := time.Now()
+	ev := datasource.Event{Path: s.path, Kind: s.kind.Name(), Loaded: err == nil, Err: err, Rules: n, Time: now}
+	s.mu.Lock()
+	s.status.LastChange = now
+	s.status.LastError = err
+	if err == nil {
+		s.status.LastLoad, s.status.Rules = now, n
+		s.status.Loads++
+	} else {
+		s.status.Refusals++
+	}
+	subs := make([]int, 0, len(s.subs))
+	for id := range s.subs {
+		subs = append(subs, id)
+	}
+	sort.Ints(subs)
+	fns := make([]func(datasource.Event), len(subs))
+	for i, id := range subs {
+		fns[i] = s.subs[id]
+	}
+	s.mu.Unlock()
+
+	if err == nil {
+		runtime.Logger().Info("sentinel: rules loaded",
+			slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.Int("rules", n))
+	} else {
+		runtime.Logger().Warn("sentinel: rule file refused; the rules in force are kept",
+			slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.String("error", summary(err)))
+	}
+	for _, fn := range fns {
+		s.call(fn, ev)
+	}
+	if s.cfg.events != nil {
+		select {
+		case s.cfg.events <- ev:
+		default:
+		}
+	}
+}
+
+// call runs a subscriber; its panic is logged, not let loose on the
+// watcher goroutine (which would take the process down).
+func (s *Source) call(fn func(datasource.Event), ev datasource.Event) {
+	defer func() {
+		if p := recover(); p != nil {
+			runtime.Logger().Error("sentinel: rule file subscriber panicked",
+				slog.String("path", s.path), slog.Any("panic", p))
+		}
+	}()
+	fn(ev)
+}
+
+// summary keeps a log line readable when a file has thousands of bad rules.
+func summary(err error) string {
+	const keep = 10
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) <= keep {
+		return err.Error()
+	}
+	return strings.Join(lines[:keep], "\n") + fmt.Sprintf("\n... and %d more", len(lines)-keep)
+}
+
+// LastError is nil after a good load, and the reason of the last refusal
+// otherwise (a *datasource.Error: file, rule index, field, why).
+func (s *Source) LastError() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status.LastError
+}
+
+// Status reports the source's state.
+func (s *Source) Status() datasource.Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status
+}
+
+// Subscribe calls fn, on the watcher goroutine, with every later Event (the
+// first load is over by the time Watch returns; see WithSubscriber). fn
+// should return quickly: the next version waits for it. cancel stops it.
+func (s *Source) Subscribe(fn func(datasource.Event)) (cancel func()) {
+	if fn == nil {
+		return func() {}
+	}
+	s.mu.Lock()
+	id := s.nextSub
+	s.nextSub++
+	s.subs[id] = fn
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		delete(s.subs, id)
+		s.mu.Unlock()
+	}
+}
+
+// Close stops watching; the rules in force stay in force. It is
+// idempotent, and returns once the watcher goroutine has exited — except
+// when called while that goroutine is loading rules or telling subscribers
+// (the caller may be a subscriber or a property listener on it): then it
+// returns at once, and the goroutine exits as soon as it is done. Close
+// always returns nil; the error is there for io.Closer.
+func (s *Source) Close() error {
+	s.closeOnce.Do(func() { close(s.stop) })
+	if s.working.Load() {
+		return nil
+	}
+	<-s.done
+	return nil
+}

@@ -1,0 +1,71 @@
+package datasource_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
+)
+
+// FuzzDecode: no input panics the decoder, a refused document loads
+// nothing and says where, and an accepted one round-trips through Encode.
+func FuzzDecode(f *testing.F) {
+	seeds := []string{
+		``, ` `, `[]`, `null`, `{}`, `[null]`, `[1]`, `[[]]`, `"x"`,
+		`[{"resource":"a"}]`,
+		`[{"resource":"a","count":1e400}]`,
+		`[{"resource":"a","count":NaN}]`,
+		`[{"resource":"a","grade":"QPS","controlBehavior":3,"count":0}]`,
+		`[{"resource":"a","grade":7}]`,
+		`[{"resource":"a","grade":"1"}]`,
+		`[{"resource":"a","grade":1.5}]`,
+		`[{"resource":"a","count":-0}]`,
+		`[{"resource":"a"`,
+		"[{\"resource\":\"\xff\"}]",
+		"\xEF\xBB\xBF[]",
+		`{"flow":[{"resource":"a"}],"degrade":[]}`,
+		`{"flow":null}`,
+		`{"flwo":[]}`,
+	}
+	if files, _ := filepath.Glob("testdata/*.json"); len(files) > 0 {
+		for _, f := range files {
+			if data, err := os.ReadFile(f); err == nil {
+				seeds = append(seeds, string(data))
+			}
+		}
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, combined := range []bool{false, true} {
+			m, d := fakerules.New("flow"), fakerules.New("degrade")
+			kind := m.Kind()
+			if combined {
+				kind = datasource.NewCombined(m.Kind(), d.Kind())
+			}
+			n, err := datasource.Load("f.json", data, kind)
+			if err != nil {
+				require.Zero(t, m.Loads()+d.Loads(), "a refused document loaded rules")
+				require.True(t, strings.HasPrefix(err.Error(), "f.json"), "error does not name the document: %v", err)
+				continue
+			}
+			require.Equal(t, len(m.Rules())+len(d.Rules()), n)
+			out, err := kind.Encode()
+			require.NoError(t, err)
+			m2, d2 := fakerules.New("flow"), fakerules.New("degrade")
+			kind2 := m2.Kind()
+			if combined {
+				kind2 = datasource.NewCombined(m2.Kind(), d2.Kind())
+			}
+			_, err = datasource.Load("g.json", out, kind2)
+			require.NoError(t, err, "encoded rules do not load back: %s", out)
+			require.Equal(t, m.Rules(), m2.Rules())
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package datasource
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// DefaultMaxSize is the largest rule file read by default: 4 MiB, Java's
+// FileRefreshableDataSource.MAX_SIZE.
+const DefaultMaxSize = 4 << 20
+
+// ReadFile reads a rule file of at most maxSize bytes (DefaultMaxSize when
+// maxSize <= 0). A larger file is refused with ErrTooLarge, never truncated:
+// the first 4 MiB of a rule array are not a smaller valid rule set. Errors
+// are *Error values naming path.
+func ReadFile(path string, maxSize int64) ([]byte, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxSize
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &Error{Name: path, Err: describeOpen(err)}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Name: path, Err: err}
+	}
+	if fi.IsDir() {
+		return nil, &Error{Name: path, Err: errors.New("is a directory, want a rule file")}
+	}
+	if fi.Size() > maxSize {
+		return nil, tooLarge(path, fi.Size(), maxSize)
+	}
+	// Read one byte past the cap: the file may have grown since Stat.
+	data, err := io.ReadAll(io.LimitReader(f, maxSize+1))
+	if err != nil {
+		return nil, &Error{Name: path, Err: err}
+	}
+	if int64(len(data)) > maxSize {
+		return nil, tooLarge(path, int64(len(data)), maxSize)
+	}
+	return data, nil
+}
+
+func tooLarge(path string, size, maxSize int64) error {
+	more := ""
+	if size > maxSize+1 {
+		more = fmt.Sprintf("%d bytes ", size)
+	} else {
+		more = "more than that "
+	}
+	return &Error{Name: path, Err: fmt.Errorf("%w: %sover the %d-byte cap; refused, not truncated (raise the cap with the max-size option)",
+		ErrTooLarge, more, maxSize)}
+}
+
+func describeOpen(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("file is missing: %w", fs.ErrNotExist)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// LoadFile reads, decodes, validates and loads a rule file once (Java's
+// FileInJarReadableDataSource): all or nothing. It returns how many rules
+// are now in force from it.
+func LoadFile(path string, kind Kind, maxSize int64) (int, error) {
+	data, err := ReadFile(path, maxSize)
+	if err != nil {
+		return 0, err
+	}
+	return Load(path, data, kind)
+}
+
+// Load decodes data as a document of kind, named name in errors, then
+// validates and loads it: all or nothing.
+func Load(name string, data []byte, kind Kind) (int, error) {
+	rs, err := kind.Decode(name, data)
+	if err != nil {
+		return 0, err
+	}
+	if err := rs.Load(); err != nil {
+		return 0, err
+	}
+	return rs.Len(), nil
+}
