@@ -1,0 +1,78 @@
+package degrade
+
+import "github.com/sentinelgen/sentinelgen/runtime"
+
+func init() {
+	runtime.RegisterSlot("DefaultCircuitBreakerSlot", runtime.OrderDefaultCircuitBreaker, defaultSlot{})
+	runtime.RegisterSlot("DegradeSlot", runtime.OrderDegrade, degradeSlot{})
+}
+
+// degradeSlot is Java's DegradeSlot: the breakers of a resource's own
+// rules.
+type degradeSlot struct{}
+
+func (degradeSlot) Bind(r *runtime.Resource) runtime.Checker {
+	s := current.Load()
+	if s == nil {
+		return nil
+	}
+	return newChecker(s.own(r.Name()))
+}
+
+// defaultSlot is Sentinel 2.0's DefaultCircuitBreakerSlot: the breakers of
+// the default ("*") rules, for resources without rules of their own.
+type defaultSlot struct{}
+
+func (defaultSlot) Bind(r *runtime.Resource) runtime.Checker {
+	s := current.Load()
+	if s == nil || len(s.defaults) == 0 || s.hasOwn(r.Name()) {
+		return nil
+	}
+	bs := make([]*breaker, len(s.defaults))
+	for i, idx := range s.defaults {
+		bs[i] = s.perResource(idx, r.Name())
+	}
+	return newChecker(bs)
+}
+
+// checker runs a resource's breakers. Every breaker must admit a call.
+type checker struct {
+	breakers []*breaker
+}
+
+func newChecker(bs []*breaker) runtime.Checker {
+	if len(bs) == 0 {
+		return nil
+	}
+	return &checker{breakers: bs}
+}
+
+func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
+	now := c.StartMillis()
+	for i, b := range k.breakers {
+		if !b.tryPass(c, now) {
+			// Breakers that already admitted c as their probe lose it:
+			// the call is blocked here, not by them.
+			for _, p := range k.breakers[:i] {
+				p.abandon(c, now)
+			}
+			return c.Block(runtime.BlockDegrade, b.rule, nil)
+		}
+	}
+	return nil
+}
+
+func (k *checker) Exit(c *runtime.Call) {
+	now := runtime.NowMillis()
+	if c.BlockError() != nil {
+		// A later slot blocked the call: it is no sample, and a probe goes
+		// back to OPEN.
+		for _, b := range k.breakers {
+			b.abandon(c, now)
+		}
+		return
+	}
+	for _, b := range k.breakers {
+		b.complete(c, now)
+	}
+}
