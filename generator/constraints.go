@@ -1,0 +1,90 @@
+package generator
+
+import (
+	"go/ast"
+	"go/build/constraint"
+	"path/filepath"
+	"strings"
+)
+
+// buildConstraint returns the //go:build expression the output of source
+// file f (named path) must carry: the file's own //go:build line, and
+// the GOOS and GOARCH its name implies (order_linux.go), which the output's
+// name (order_linux_sentinel.go) no longer implies. It returns "" when the
+// file builds everywhere.
+func buildConstraint(path string, f *ast.File) string {
+	var exprs []constraint.Expr
+	for _, cg := range f.Comments {
+		if cg.Pos() >= f.Package {
+			break
+		}
+		for _, c := range cg.List {
+			if constraint.IsGoBuild(c.Text) {
+				if x, err := constraint.Parse(c.Text); err == nil {
+					exprs = append(exprs, x)
+				}
+			}
+		}
+	}
+	if x := nameConstraint(filepath.Base(path)); x != nil {
+		exprs = append(exprs, x)
+	}
+	if len(exprs) == 0 {
+		return ""
+	}
+	x := exprs[0]
+	for _, y := range exprs[1:] {
+		x = &constraint.AndExpr{X: x, Y: y}
+	}
+	return "//go:build " + x.String()
+}
+
+// nameConstraint is go/build's reading of a file name: name_GOOS_GOARCH.go,
+// name_GOOS.go or name_GOARCH.go, the part before the first underscore
+// never counting.
+func nameConstraint(name string) constraint.Expr {
+	name, _, _ = strings.Cut(name, ".")
+	i := strings.Index(name, "_")
+	if i < 0 {
+		return nil
+	}
+	l := strings.Split(name[i:], "_")
+	if n := len(l); n > 0 && l[n-1] == "test" {
+		l = l[:n-1]
+	}
+	n := len(l)
+	if n >= 2 && knownOS[l[n-2]] && knownArch[l[n-1]] {
+		return &constraint.AndExpr{X: osTag(l[n-2]), Y: &constraint.TagExpr{Tag: l[n-1]}}
+	}
+	if n >= 1 {
+		if knownOS[l[n-1]] {
+			return osTag(l[n-1])
+		}
+		if knownArch[l[n-1]] {
+			return &constraint.TagExpr{Tag: l[n-1]}
+		}
+	}
+	return nil
+}
+
+// osTag is the tag a GOOS file suffix means. As in go/build, _android
+// files are built for android only, though the android tag also matches
+// linux; the output just repeats the tag.
+func osTag(goos string) constraint.Expr { return &constraint.TagExpr{Tag: goos} }
+
+// knownOS and knownArch are go/build's lists (internal/syslist), which a
+// file-name suffix is checked against.
+var knownOS = set("aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "js",
+	"linux", "nacl", "netbsd", "openbsd", "plan9", "solaris", "wasip1", "windows", "zos")
+
+var knownArch = set("386", "amd64", "amd64p32", "arm", "armbe", "arm64", "arm64be", "loong64", "mips",
+	"mipsle", "mips64", "mips64le", "mips64p32", "mips64p32le", "ppc", "ppc64", "ppc64le", "riscv",
+	"riscv64", "s390", "s390x", "sparc", "sparc64", "wasm")
+
+func set(words ...string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
+}

@@ -1,0 +1,129 @@
+package generator
+
+import (
+	"bytes"
+	"fmt"
+	"go/format"
+	"go/types"
+	"path/filepath"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// fileGen emits one generated file: the resources its wrappers enter, then
+// the wrappers, in source order.
+type fileGen struct {
+	pkg      *types.Package
+	pkgNames map[string]bool   // the package block, our own additions included
+	names    map[string]string // import path -> package name, of every package referred to
+	aliases  map[string]string // import path -> name in this file; nil while collecting
+}
+
+// fixedPackages are the packages wrappers call into, by name.
+var fixedPackages = map[string]string{
+	runtimePath: "runtime",
+	"context":   "context",
+	"errors":    "errors",
+	"fmt":       "fmt",
+	"unsafe":    "unsafe",
+}
+
+// note records the name of a package the file refers to.
+func (g *fileGen) note(p *types.Package) { g.names[p.Path()] = p.Name() }
+
+// qual refers to name in the package at path.
+func (g *fileGen) qual(path, name string) *jen.Statement {
+	if _, ok := g.names[path]; !ok {
+		g.names[path] = fixedPackages[path]
+	}
+	return jen.Qual(path, name)
+}
+
+// emitFile renders the generated file for source file src.
+func emitFile(pkg *types.Package, pkgNames map[string]bool, src, constraint string, ws []*wrapper) ([]byte, error) {
+	g := &fileGen{pkg: pkg, pkgNames: pkgNames, names: map[string]string{}}
+	// Import names must be known before local names are chosen (a
+	// parameter must not shadow an import the body uses), and which imports
+	// the body uses is known only once it is built: build it twice.
+	g.decls(ws)
+	g.aliases = importAliases(g.names, pkgNames)
+	decls := g.decls(ws)
+
+	f := jen.NewFilePathName(pkg.Path(), pkg.Name())
+	for path, alias := range g.aliases {
+		if alias == g.names[path] {
+			f.ImportName(path, alias)
+		} else {
+			f.ImportAlias(path, alias)
+		}
+	}
+	f.Add(decls...)
+	var body bytes.Buffer
+	if err := f.Render(&body); err != nil {
+		return nil, fmt.Errorf("%s: rendering: %w", src, err)
+	}
+	var out bytes.Buffer
+	out.WriteString(Header + "\n\n")
+	if constraint != "" {
+		out.WriteString(constraint + "\n\n")
+	}
+	fmt.Fprintf(&out, "// Wrappers for the //sentinel:resource directives of %s.\n\n", filepath.Base(src))
+	out.Write(body.Bytes())
+	formatted, err := format.Source(out.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: formatting generated code: %w", src, err)
+	}
+	return formatted, nil
+}
+
+// decls builds the file's declarations.
+func (g *fileGen) decls(ws []*wrapper) []jen.Code {
+	defs := make([]jen.Code, len(ws))
+	for i, w := range ws {
+		defs[i] = jen.Id(w.resVar).Op("=").Add(g.declare(w))
+	}
+	out := []jen.Code{
+		jen.Comment("The resources of this file, declared at init so that the runtime knows them").Line().
+			Comment("before their first call and the wrappers never look them up by name.").Line().
+			Var().Defs(defs...),
+	}
+	for _, w := range ws {
+		out = append(out, jen.Line(), g.wrapper(w))
+	}
+	return out
+}
+
+var resourceTypeConsts = map[string]string{
+	"common": "Common", "web": "Web", "rpc": "RPC", "gateway": "APIGateway",
+	"db": "DBSQL", "cache": "Cache", "mq": "MQ",
+}
+
+// declare builds w's runtime.Declare call.
+func (g *fileGen) declare(w *wrapper) jen.Code {
+	traffic := "Outbound"
+	if w.d.Traffic == 1 {
+		traffic = "Inbound"
+	}
+	var params []jen.Code
+	for _, i := range w.args {
+		params = append(params, jen.Lit(specParamName(w, i)))
+	}
+	fields := jen.Dict{
+		jen.Id("Name"):    jen.Lit(w.resource),
+		jen.Id("Traffic"): g.qual(runtimePath, traffic),
+		jen.Id("Type"):    g.qual(runtimePath, resourceTypeConsts[w.d.ResourceType()]),
+	}
+	if len(params) > 0 {
+		fields[jen.Id("Params")] = jen.Index().String().Values(params...)
+	}
+	return g.qual(runtimePath, "Declare").Call(g.qual(runtimePath, "ResourceSpec").Values(fields))
+}
+
+// specParamName is the name the runtime is told for parameter i: the
+// source's, or its position for an unnamed one.
+func specParamName(w *wrapper, i int) string {
+	if n := w.params().At(i).Name(); n != "" && n != "_" {
+		return n
+	}
+	return fmt.Sprintf("p%d", i)
+}

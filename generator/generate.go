@@ -1,0 +1,208 @@
+package generator
+
+import (
+	"fmt"
+	"go/ast"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sentinelgen/sentinelgen/annotations"
+)
+
+// Generate loads the packages cfg names and returns, for each, the files
+// to write and the previous outputs to remove, or its problems. It writes
+// nothing. The error is for a run that could not load at all (a bad
+// pattern, no go command); problems with the code are in the packages.
+func Generate(cfg Config) (*Result, error) {
+	start := time.Now()
+	pkgs, _, err := load(cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	res.Timing.Load = time.Since(start)
+	start = time.Now()
+	for _, p := range pkgs {
+		res.Packages = append(res.Packages, generatePackage(p))
+	}
+	sort.Slice(res.Packages, func(i, j int) bool { return res.Packages[i].PkgPath < res.Packages[j].PkgPath })
+	res.Timing.Generate = time.Since(start)
+	return res, nil
+}
+
+// annotatedFile is a source file and its checked wrappers.
+type annotatedFile struct {
+	path     string
+	syntax   *ast.File
+	wrappers []*wrapper
+}
+
+func generatePackage(p *packages.Package) *Package {
+	out := &Package{PkgPath: p.PkgPath, Dir: pkgDir(p)}
+	if out.Errors = loadErrors(p); len(out.Errors) > 0 {
+		return out
+	}
+	r := &resolver{pkg: p}
+	var files []*annotatedFile
+	loaded := map[string]bool{}
+	for i, f := range p.Syntax {
+		path := p.CompiledGoFiles[i]
+		loaded[path] = true
+		if isOutput(f) {
+			continue
+		}
+		ds, errs := annotations.ParseFile(p.Fset, f)
+		r.errs = append(r.errs, errs...)
+		if len(ds) == 0 {
+			continue
+		}
+		af := &annotatedFile{path: path, syntax: f}
+		for _, d := range ds {
+			if w := r.resolve(f, d); w != nil {
+				af.wrappers = append(af.wrappers, w)
+			}
+		}
+		files = append(files, af)
+	}
+	checkDuplicateWrappers(r, files)
+	checkForeignOutputs(r, files)
+	if len(r.errs) > 0 {
+		r.errs.Sort()
+		out.Errors = r.errs
+		return out
+	}
+
+	pkgNames := packageNames(p, files)
+	written := map[string]bool{}
+	for _, af := range files {
+		if len(af.wrappers) == 0 {
+			continue
+		}
+		content, err := emitFile(p.Types, pkgNames, af.path, buildConstraint(af.path, af.syntax), af.wrappers)
+		if err != nil {
+			// A bug in the generator, not in the user's code: say where.
+			out.Errors.Add(af.wrappers[0].d.Pos, "internal error: %v", err)
+			continue
+		}
+		outPath := OutputPath(af.path)
+		written[outPath] = true
+		out.Files = append(out.Files, File{Path: outPath, Source: af.path, Content: content})
+	}
+	if len(out.Errors) > 0 {
+		out.Files = nil
+		return out
+	}
+	out.Orphans = orphans(out.Dir, written, loaded)
+	return out
+}
+
+func pkgDir(p *packages.Package) string {
+	if p.Dir != "" {
+		return p.Dir
+	}
+	if len(p.GoFiles) > 0 {
+		return filepath.Dir(p.GoFiles[0])
+	}
+	return ""
+}
+
+// isOutput reports whether f is a previous output, blanked by the overlay.
+func isOutput(f *ast.File) bool {
+	return len(f.Comments) > 0 && len(f.Comments[0].List) > 0 && f.Comments[0].List[0].Text == Header &&
+		f.Comments[0].Pos() < f.Package
+}
+
+// checkDuplicateWrappers reports two directives asking for one wrapper name
+// on one receiver (or in the package).
+func checkDuplicateWrappers(r *resolver, files []*annotatedFile) {
+	seen := map[string]*wrapper{}
+	for _, af := range files {
+		for _, w := range af.wrappers {
+			key := w.name
+			if w.recvNamed != nil {
+				key = w.recvNamed.Obj().Name() + "." + w.name
+			}
+			if first := seen[key]; first != nil {
+				pos := w.d.Wrapper.Pos
+				if !w.d.Wrapper.IsSet() {
+					pos = w.d.Pos
+				}
+				r.errs.Add(pos, "wrapper %s is also generated for %s (%s)", w.name, describe(first), r.short(first.d.Func.Pos()))
+				continue
+			}
+			seen[key] = w
+		}
+	}
+}
+
+// checkForeignOutputs refuses to overwrite a file at an output path that
+// sentinelgen did not write.
+func checkForeignOutputs(r *resolver, files []*annotatedFile) {
+	for _, af := range files {
+		if len(af.wrappers) == 0 {
+			continue
+		}
+		path := OutputPath(af.path)
+		if _, err := os.Stat(path); err == nil && !hasHeader(path) {
+			r.errs.Add(af.wrappers[0].d.Pos, "%s exists and was not written by sentinelgen; move it so that the wrappers can be written there", filepath.Base(path))
+		}
+	}
+}
+
+// packageNames is the package block as generated code sees it, with the
+// names generation adds: package-level wrappers and resource variables,
+// which it chooses here.
+func packageNames(p *packages.Package, files []*annotatedFile) map[string]bool {
+	names := map[string]bool{}
+	for _, n := range p.Types.Scope().Names() {
+		names[n] = true
+	}
+	for _, af := range files {
+		for _, w := range af.wrappers {
+			if w.recv == nil {
+				names[w.name] = true
+			}
+		}
+	}
+	n := newNamer(names)
+	for _, af := range files {
+		for _, w := range af.wrappers {
+			base := "sentinel_" + w.fn.Name()
+			if w.recvNamed != nil {
+				base = "sentinel_" + w.recvNamed.Obj().Name() + "_" + w.fn.Name()
+			}
+			w.resVar = n.fresh(base)
+		}
+	}
+	return n.taken
+}
+
+// orphans are the previous outputs in dir that no longer have a source
+// with directives: the source was deleted, or was loaded and had none. An
+// output whose source exists but was not loaded (other build tags) is left
+// alone: this run cannot tell.
+func orphans(dir string, written, loaded map[string]bool) []string {
+	var out []string
+	for _, path := range generatedIn(dir) {
+		if written[path] {
+			continue
+		}
+		src, ok := strings.CutSuffix(path, Suffix)
+		if !ok {
+			continue
+		}
+		src += ".go"
+		if _, err := os.Stat(src); err == nil && !loaded[src] {
+			continue
+		}
+		out = append(out, path)
+	}
+	return out
+}
+
+var _ = fmt.Sprint

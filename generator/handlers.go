@@ -1,0 +1,154 @@
+package generator
+
+import (
+	"go/types"
+	"strings"
+
+	"github.com/sentinelgen/sentinelgen/annotations"
+)
+
+// resolveHandlers finds blockHandler, fallback and defaultFallback and
+// checks their signatures against DESIGN.md's rules.
+func (r *resolver) resolveHandlers(w *wrapper) {
+	biz := shapeOf(w.sig)
+	d := w.d
+	if d.BlockHandler.IsSet() {
+		if h, have := r.findHandler(w, d.BlockHandler, "blockHandler"); h != nil {
+			if want := blockHandlerShape(biz); !have.matches(want) {
+				r.mismatch(w, d.BlockHandler, "blockHandler", have, want)
+			} else {
+				w.block = h
+			}
+		}
+	}
+	if d.Fallback.IsSet() {
+		if h, have := r.findHandler(w, d.Fallback, "fallback"); h != nil {
+			plain, withErr := fallbackShapes(biz)
+			switch {
+			case have.matches(plain):
+				w.fallback = h
+			case have.matches(withErr):
+				h.takesErr = true
+				w.fallback = h
+			default:
+				r.mismatch(w, d.Fallback, "fallback", have, plain, withErr)
+			}
+		}
+	}
+	if d.DefaultFallback.IsSet() {
+		if h, have := r.findHandler(w, d.DefaultFallback, "defaultFallback"); h != nil {
+			plain, withErr := defaultFallbackShapes(biz)
+			switch {
+			case have.matches(plain):
+				w.dflt = h
+			case have.matches(withErr):
+				h.takesErr = true
+				w.dflt = h
+			default:
+				r.mismatch(w, d.DefaultFallback, "defaultFallback", have, plain, withErr)
+			}
+		}
+	}
+}
+
+func (r *resolver) mismatch(w *wrapper, v annotations.Value, key string, have shape, want ...shape) {
+	pkg := w.fn.Pkg()
+	var ws []string
+	for _, s := range want {
+		ws = append(ws, s.String(pkg))
+	}
+	r.errs.Add(v.Pos, "%s %s has the wrong signature: have %s, want %s", key, v.Text, have.String(pkg), strings.Join(ws, " or "))
+}
+
+// findHandler resolves a handler name: a method on the receiver for a
+// method, a function of the package for a function, pkg.Func in an
+// imported package for either. It returns the handler with its shape as
+// seen from the wrapper: a generic function's instantiated with the
+// wrapper's type parameters.
+func (r *resolver) findHandler(w *wrapper, v annotations.Value, key string) (*handler, shape) {
+	what := key + "=" + v.Text
+	if w.recv != nil && !strings.Contains(v.Text, ".") {
+		// Looked up on the receiver's type as the wrapper sees it, so that
+		// a generic receiver's method comes with its type parameters
+		// replaced by the business method's.
+		obj, _, _ := types.LookupFieldOrMethod(w.recv.Type(), true, w.fn.Pkg(), v.Text)
+		fn, ok := obj.(*types.Func)
+		if !ok {
+			r.errs.Add(v.Pos, "%s: %s has no method %s", what, w.recvNamed.Obj().Name(), v.Text)
+			return nil, shape{}
+		}
+		return &handler{obj: fn, method: true}, shapeOf(fn.Type().(*types.Signature))
+	}
+	obj := r.lookup(w, v, v.Text, what)
+	if obj == nil {
+		return nil, shape{}
+	}
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		r.errs.Add(v.Pos, "%s: %s is not a function", what, v.Text)
+		return nil, shape{}
+	}
+	sig := fn.Type().(*types.Signature)
+	h := &handler{obj: fn}
+	if tps := sig.TypeParams(); tps.Len() > 0 {
+		own := w.typeParams()
+		if own.Len() != tps.Len() {
+			r.errs.Add(v.Pos, "%s: %s has %d type parameters, %s has %d", what, v.Text, tps.Len(), w.fn.Name(), own.Len())
+			return nil, shape{}
+		}
+		targs := make([]types.Type, own.Len())
+		for i := range targs {
+			targs[i] = own.At(i)
+		}
+		inst, err := types.Instantiate(nil, sig, targs, true)
+		if err != nil {
+			r.errs.Add(v.Pos, "%s: cannot instantiate %s with %s's type parameters: %v", what, v.Text, w.fn.Name(), err)
+			return nil, shape{}
+		}
+		sig = inst.(*types.Signature)
+		h.generic = true
+	}
+	return h, shapeOf(sig)
+}
+
+// resolveIgnore resolves ignore= items: error values (errors.Is) and error
+// types (errors.As).
+func (r *resolver) resolveIgnore(w *wrapper) {
+	for _, v := range w.d.Ignore {
+		ref, ptr := strings.CutPrefix(v.Text, "*")
+		obj := r.lookup(w, v, ref, "ignore")
+		switch obj := obj.(type) {
+		case nil:
+		case *types.Var:
+			if ptr {
+				r.errs.Add(v.Pos, "ignore: %s is a value, not a type; write %s", ref, ref)
+				continue
+			}
+			if !types.AssignableTo(obj.Type(), errorType) {
+				r.errs.Add(v.Pos, "ignore: %s is not an error value (its type is %s)", ref, types.TypeString(obj.Type(), types.RelativeTo(w.fn.Pkg())))
+				continue
+			}
+			w.ignore = append(w.ignore, ignoreRef{value: obj})
+		case *types.TypeName:
+			t := obj.Type()
+			if ptr {
+				t = types.NewPointer(t)
+			}
+			if _, isIface := t.Underlying().(*types.Interface); !isIface && !types.Implements(t, errorType.Underlying().(*types.Interface)) {
+				hint := ""
+				if !ptr && types.Implements(types.NewPointer(t), errorType.Underlying().(*types.Interface)) {
+					hint = "; *" + ref + " does"
+				}
+				r.errs.Add(v.Pos, "ignore: %s does not implement error%s", v.Text, hint)
+				continue
+			}
+			if named, ok := types.Unalias(obj.Type()).(*types.Named); ok && named.TypeParams().Len() > 0 {
+				r.errs.Add(v.Pos, "ignore: %s is generic; errors.As needs an instantiated type", v.Text)
+				continue
+			}
+			w.ignore = append(w.ignore, ignoreRef{typ: t})
+		default:
+			r.errs.Add(v.Pos, "ignore: %s is neither an error value nor an error type", v.Text)
+		}
+	}
+}

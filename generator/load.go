@@ -1,0 +1,84 @@
+package generator
+
+import (
+	"go/token"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sentinelgen/sentinelgen/annotations"
+)
+
+// loadMode type-checks the named packages from source and their
+// dependencies from compiler export data (no NeedDeps), which is what keeps
+// a run fast: the dependencies' export data comes from the build cache.
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+	packages.NeedImports | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo
+
+// load loads the packages cfg names, with previous outputs blanked.
+func load(cfg Config) ([]*packages.Package, *token.FileSet, error) {
+	fset := token.NewFileSet()
+	pc := &packages.Config{Mode: loadMode, Dir: cfg.Dir, Env: cfg.Env, Fset: fset}
+	if len(cfg.Tags) > 0 {
+		pc.BuildFlags = []string{"-tags=" + strings.Join(cfg.Tags, ",")}
+	}
+	patterns := cfg.Patterns
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	over, err := overlay(pc, patterns)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.Overlay = over
+	pkgs, err := packages.Load(pc, patterns...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pkgs, fset, nil
+}
+
+// loadErrors turns the errors that keep a package from being generated
+// (go list and syntax errors) into positioned errors. Type errors are not
+// among them: until its wrappers exist, a package that calls them does not
+// type-check, and that must not stop their generation.
+func loadErrors(p *packages.Package) annotations.ErrorList {
+	var errs annotations.ErrorList
+	for _, e := range p.Errors {
+		if e.Kind == packages.TypeError {
+			continue
+		}
+		errs = append(errs, &annotations.Error{Pos: parsePos(e.Pos), Msg: e.Msg})
+	}
+	if len(errs) == 0 && len(p.Errors) == 0 && p.Types == nil {
+		errs.Add(token.Position{}, "%s: package could not be loaded", p.PkgPath)
+	}
+	return errs
+}
+
+// parsePos reads go/packages' "file:line:col" (or "-") position. The file
+// name may itself hold colons; line and column are the last numeric fields.
+func parsePos(s string) token.Position {
+	if s == "" || s == "-" {
+		return token.Position{}
+	}
+	parts := strings.Split(s, ":")
+	var nums []int
+	for len(parts) > 1 && len(nums) < 2 {
+		n, err := strconv.Atoi(parts[len(parts)-1])
+		if err != nil {
+			break
+		}
+		nums = append([]int{n}, nums...)
+		parts = parts[:len(parts)-1]
+	}
+	pos := token.Position{Filename: strings.Join(parts, ":")}
+	switch len(nums) {
+	case 2:
+		pos.Line, pos.Column = nums[0], nums[1]
+	case 1:
+		pos.Line = nums[0]
+	}
+	return pos
+}

@@ -1,0 +1,56 @@
+package generator
+
+import (
+	"sort"
+	"strconv"
+)
+
+// namer hands out identifiers that shadow nothing the generated code
+// refers to. Generated code lives beside the user's: a parameter named
+// runtime or err, a package-level var named fmt, must not break it.
+type namer struct {
+	taken map[string]bool
+}
+
+func newNamer(reserved ...map[string]bool) *namer {
+	n := &namer{taken: map[string]bool{}}
+	for _, m := range reserved {
+		for k := range m {
+			n.taken[k] = true
+		}
+	}
+	return n
+}
+
+// fresh returns base, or base with the smallest numeric suffix, that is
+// not taken, and takes it.
+func (n *namer) fresh(base string) string {
+	name := base
+	for i := 1; n.taken[name]; i++ {
+		name = base + strconv.Itoa(i)
+	}
+	n.taken[name] = true
+	return name
+}
+
+// predeclared are the universe names generated bodies use; a parameter
+// named like one is renamed in the wrapper.
+var predeclared = set("nil", "true", "false", "new", "panic", "recover", "error", "any")
+
+// importAliases names each imported package for one generated file: its
+// own name where that is free, else the name with a numeric suffix. Names
+// declared at package level are never free (a file's import may not share
+// a name with the package block), and neither is another import's.
+func importAliases(pkgs map[string]string, packageNames map[string]bool) map[string]string {
+	paths := make([]string, 0, len(pkgs))
+	for p := range pkgs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	n := newNamer(packageNames, set("_", "."))
+	out := make(map[string]string, len(paths))
+	for _, p := range paths {
+		out[p] = n.fresh(pkgs[p])
+	}
+	return out
+}

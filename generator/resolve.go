@@ -1,0 +1,288 @@
+package generator
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/tools/go/packages"
+
+	"github.com/sentinelgen/sentinelgen/annotations"
+)
+
+// resolver checks directives against one package's types.
+type resolver struct {
+	pkg  *packages.Package
+	errs annotations.ErrorList
+}
+
+func (r *resolver) pos(p token.Pos) token.Position { return r.pkg.Fset.Position(p) }
+
+// resolve turns a parsed directive into a checked wrapper, or reports why
+// it cannot and returns nil.
+func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
+	fn, ok := r.pkg.TypesInfo.Defs[d.Func.Name].(*types.Func)
+	if !ok {
+		r.errs.Add(d.Pos, "%s: cannot resolve the annotated function", d.Func.Name.Name)
+		return nil
+	}
+	w := &wrapper{d: d, file: file, fn: fn, sig: fn.Type().(*types.Signature), ctxParam: -1}
+	before := len(r.errs)
+	if !r.checkTypesValid(w) {
+		return nil
+	}
+	if recv := w.sig.Recv(); recv != nil {
+		w.recv = recv
+		t := types.Unalias(recv.Type())
+		if p, ok := t.(*types.Pointer); ok {
+			w.ptrRecv, t = true, types.Unalias(p.Elem())
+		}
+		w.recvNamed, _ = t.(*types.Named)
+		if w.recvNamed == nil {
+			r.errs.Add(d.Pos, "%s: cannot resolve the receiver type", fn.Name())
+			return nil
+		}
+	}
+	w.name = r.wrapperName(w)
+	w.resource = resourceName(w)
+	if d.Name.IsSet() {
+		w.resource = d.Name.Text
+	}
+	if ps := w.params(); ps.Len() > 0 && isContext(ps.At(0).Type()) {
+		w.ctxParam = 0
+	}
+	r.resolveArgs(w)
+	if rs := w.results(); rs.Len() > 0 && isError(rs.At(rs.Len()-1).Type()) {
+		w.hasErr = true
+	}
+	r.resolveHandlers(w)
+	r.resolveIgnore(w)
+	if !w.hasErr && w.block == nil && w.fallback == nil && w.dflt == nil && !d.BlockHandler.IsSet() && !d.Fallback.IsSet() && !d.DefaultFallback.IsSet() {
+		r.errs.Add(d.Pos, "%s has no error result to return a block in: give it a blockHandler, fallback or defaultFallback", describe(w))
+	}
+	if len(r.errs) > before {
+		return nil
+	}
+	return w
+}
+
+// checkTypesValid reports, with the type checker's own messages, a
+// signature that does not type-check: a wrapper for it could not either.
+func (r *resolver) checkTypesValid(w *wrapper) bool {
+	valid := true
+	for _, tup := range []*types.Tuple{w.sig.Params(), w.sig.Results()} {
+		for v := range tup.Variables() {
+			if hasInvalid(v.Type()) {
+				valid = false
+			}
+		}
+	}
+	if valid {
+		return true
+	}
+	ft := w.d.Func.Type
+	found := false
+	for _, e := range r.pkg.TypeErrors {
+		if e.Pos >= ft.Pos() && e.Pos < ft.End() {
+			r.errs.Add(r.pos(e.Pos), "%s", e.Msg)
+			found = true
+		}
+	}
+	if !found {
+		r.errs.Add(w.d.Pos, "%s: its signature does not type-check", w.fn.Name())
+	}
+	return false
+}
+
+func hasInvalid(t types.Type) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.Basic:
+		return t.Kind() == types.Invalid
+	case *types.Pointer:
+		return hasInvalid(t.Elem())
+	case *types.Slice:
+		return hasInvalid(t.Elem())
+	case *types.Array:
+		return hasInvalid(t.Elem())
+	case *types.Map:
+		return hasInvalid(t.Key()) || hasInvalid(t.Elem())
+	case *types.Chan:
+		return hasInvalid(t.Elem())
+	}
+	return false
+}
+
+// describe names the annotated function as a user reads it:
+// (*OrderService).getOrder, getOrder.
+func describe(w *wrapper) string {
+	if w.recv == nil {
+		return w.fn.Name()
+	}
+	if w.ptrRecv {
+		return "(*" + w.recvNamed.Obj().Name() + ")." + w.fn.Name()
+	}
+	return w.recvNamed.Obj().Name() + "." + w.fn.Name()
+}
+
+// resourceName is the default resource name, the runtime.FuncForPC form:
+// pkgpath.(*Type).method, pkgpath.Type.method or pkgpath.Func, with [...]
+// after a generic type or function.
+func resourceName(w *wrapper) string {
+	path := w.fn.Pkg().Path()
+	if w.recv == nil {
+		name := w.fn.Name()
+		if w.sig.TypeParams().Len() > 0 {
+			name += "[...]"
+		}
+		return path + "." + name
+	}
+	typ := w.recvNamed.Obj().Name()
+	if w.recvNamed.TypeParams().Len() > 0 || w.recvNamed.TypeArgs().Len() > 0 {
+		typ += "[...]"
+	}
+	if w.ptrRecv {
+		typ = "(*" + typ + ")"
+	}
+	return path + "." + typ + "." + w.fn.Name()
+}
+
+// wrapperName is wrapper= or the capitalised name, checked against what
+// the receiver or package already declares.
+func (r *resolver) wrapperName(w *wrapper) string {
+	d := w.d
+	name, pos := d.Wrapper.Text, d.Wrapper.Pos
+	if !d.Wrapper.IsSet() {
+		pos = d.Pos
+		if w.fn.Exported() {
+			r.errs.Add(pos, "%s is exported, so its wrapper cannot take its name: add wrapper=Name (or unexport %s)", describe(w), w.fn.Name())
+			return ""
+		}
+		first, size := utf8.DecodeRuneInString(w.fn.Name())
+		up := unicode.ToUpper(first)
+		if up == first {
+			r.errs.Add(pos, "cannot derive an exported wrapper name from %s: add wrapper=Name", w.fn.Name())
+			return ""
+		}
+		name = string(up) + w.fn.Name()[size:]
+	}
+	if name == w.fn.Name() {
+		r.errs.Add(pos, "wrapper=%s is the name of the annotated %s itself", name, kindOf(w))
+		return ""
+	}
+	if w.recv != nil {
+		obj, index, _ := types.LookupFieldOrMethod(w.recv.Type(), true, w.fn.Pkg(), name)
+		if obj != nil && len(index) == 1 {
+			r.errs.Add(pos, "wrapper %s: %s already has a %s %s (%s)", name, w.recvNamed.Obj().Name(), objKind(obj), name, r.short(obj.Pos()))
+			return ""
+		}
+	} else if obj := w.fn.Pkg().Scope().Lookup(name); obj != nil {
+		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, r.short(obj.Pos()))
+		return ""
+	}
+	return name
+}
+
+func kindOf(w *wrapper) string {
+	if w.recv != nil {
+		return "method"
+	}
+	return "function"
+}
+
+func objKind(obj types.Object) string {
+	if _, ok := obj.(*types.Var); ok {
+		return "field"
+	}
+	return "method"
+}
+
+// short prints a declaration's position as file:line, file being its base
+// name: enough to find it, and stable across machines.
+func (r *resolver) short(p token.Pos) string {
+	pos := r.pos(p)
+	if !pos.IsValid() {
+		return "declared elsewhere"
+	}
+	pos.Filename = pos.Filename[strings.LastIndexAny(pos.Filename, `/\`)+1:]
+	pos.Column = 0
+	return pos.String()
+}
+
+// resolveArgs maps args= to parameter indices, or takes every parameter but
+// a leading context.
+func (r *resolver) resolveArgs(w *wrapper) {
+	ps := w.params()
+	if !w.d.ArgsSet {
+		for i := range ps.Len() {
+			if i != w.ctxParam {
+				w.args = append(w.args, i)
+			}
+		}
+		return
+	}
+	var names []string
+	for v := range ps.Variables() {
+		if v.Name() != "" && v.Name() != "_" {
+			names = append(names, v.Name())
+		}
+	}
+	for _, a := range w.d.Args {
+		found := -1
+		for i := range ps.Len() {
+			if ps.At(i).Name() == a.Text {
+				found = i
+			}
+		}
+		if found < 0 {
+			have := "it has no named parameters"
+			if len(names) > 0 {
+				have = "have " + strings.Join(names, ", ")
+			}
+			r.errs.Add(a.Pos, "args: %s is not a parameter of %s (%s)", a.Text, w.fn.Name(), have)
+			continue
+		}
+		w.args = append(w.args, found)
+	}
+}
+
+// importedPackage returns the package file imports under name.
+func (r *resolver) importedPackage(file *ast.File, name string) *types.Package {
+	for _, spec := range file.Imports {
+		if pn := r.pkg.TypesInfo.PkgNameOf(spec); pn != nil && pn.Name() == name {
+			return pn.Imported()
+		}
+	}
+	return nil
+}
+
+// lookup resolves Name or pkg.Name, as written in w's file, to an object.
+// It reports a problem at v and returns nil when it cannot.
+func (r *resolver) lookup(w *wrapper, v annotations.Value, ref, what string) types.Object {
+	if pkgName, name, ok := strings.Cut(ref, "."); ok {
+		p := r.importedPackage(w.file, pkgName)
+		if p == nil {
+			r.errs.Add(v.Pos, "%s: package %s is not imported by %s", what, pkgName, r.fileName(w.file))
+			return nil
+		}
+		obj := p.Scope().Lookup(name)
+		if obj == nil || !obj.Exported() {
+			r.errs.Add(v.Pos, "%s: %s is not declared by package %s", what, ref, p.Path())
+			return nil
+		}
+		return obj
+	}
+	obj := w.fn.Pkg().Scope().Lookup(ref)
+	if obj == nil {
+		r.errs.Add(v.Pos, "%s: %s is not declared in package %s", what, ref, w.fn.Pkg().Name())
+	}
+	return obj
+}
+
+// fileName is the base name of file.
+func (r *resolver) fileName(file *ast.File) string {
+	name := r.pos(file.Package).Filename
+	return name[strings.LastIndexAny(name, `/\`)+1:]
+}

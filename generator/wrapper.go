@@ -1,0 +1,300 @@
+package generator
+
+import (
+	"fmt"
+	"go/types"
+
+	"github.com/dave/jennifer/jen"
+)
+
+// locals are one wrapper's identifiers: its receiver, parameters, results
+// and the locals it declares, none shadowing what its body refers to.
+type locals struct {
+	recv    string
+	params  []string
+	entry   string // e
+	block   string // b
+	results []string
+	panicV  string
+}
+
+func (g *fileGen) locals(w *wrapper) locals {
+	reserved := map[string]bool{}
+	for _, a := range g.aliases {
+		reserved[a] = true
+	}
+	n := newNamer(g.pkgNames, reserved, predeclared)
+	if tps := w.typeParams(); tps != nil {
+		for tp := range tps.TypeParams() {
+			n.taken[tp.Obj().Name()] = true
+		}
+	}
+	var l locals
+	name := func(v *types.Var, base string) string {
+		if s := v.Name(); s != "" && s != "_" {
+			return n.fresh(s)
+		}
+		return n.fresh(base)
+	}
+	if w.recv != nil {
+		l.recv = name(w.recv, "recv")
+	}
+	for i := range w.params().Len() {
+		l.params = append(l.params, name(w.params().At(i), fmt.Sprintf("p%d", i)))
+	}
+	l.entry, l.block, l.panicV = n.fresh("e"), n.fresh("b"), n.fresh("p")
+	for i := range w.results().Len() {
+		l.results = append(l.results, n.fresh(fmt.Sprintf("r%d", i)))
+	}
+	return l
+}
+
+// wrapper builds one wrapper function: DESIGN.md's seven steps.
+func (g *fileGen) wrapper(w *wrapper) jen.Code {
+	l := g.locals(w)
+	fn := jen.Commentf("%s calls %s as the Sentinel resource %q.", w.name, w.fn.Name(), w.resource).Line().Func()
+	if w.recv != nil {
+		fn.Params(jen.Id(l.recv).Add(g.receiverType(w)))
+	}
+	fn.Id(w.name)
+	if w.recv == nil && w.sig.TypeParams().Len() > 0 {
+		fn.Types(g.typeParamDecls(w.sig.TypeParams())...)
+	}
+	params := make([]jen.Code, len(l.params))
+	for i, p := range l.params {
+		t := w.params().At(i).Type()
+		if w.sig.Variadic() && i == len(l.params)-1 {
+			params[i] = jen.Id(p).Op("...").Add(g.typeExpr(t.(*types.Slice).Elem()))
+		} else {
+			params[i] = jen.Id(p).Add(g.typeExpr(t))
+		}
+	}
+	fn.Params(params...).Add(g.results(w.results(), nil))
+	return fn.BlockFunc(func(body *jen.Group) { g.body(body, w, l) })
+}
+
+func (g *fileGen) receiverType(w *wrapper) jen.Code {
+	t := jen.Id(w.recvNamed.Obj().Name())
+	if tps := w.sig.RecvTypeParams(); tps.Len() > 0 {
+		ids := make([]jen.Code, tps.Len())
+		for i := range ids {
+			ids[i] = jen.Id(tps.At(i).Obj().Name())
+		}
+		t.Types(ids...)
+	}
+	if w.ptrRecv {
+		return jen.Op("*").Add(t)
+	}
+	return t
+}
+
+func (g *fileGen) typeParamDecls(tps *types.TypeParamList) []jen.Code {
+	out := make([]jen.Code, tps.Len())
+	for i := range out {
+		tp := tps.At(i)
+		out[i] = jen.Id(tp.Obj().Name()).Add(g.typeExpr(tp.Constraint()))
+	}
+	return out
+}
+
+func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
+	rt := func(name string) *jen.Statement { return g.qual(runtimePath, name) }
+
+	// 1. The context: a leading context.Context, else Background.
+	var ctx jen.Code = g.qual("context", "Background").Call()
+	if w.ctxParam >= 0 {
+		ctx = jen.Id(l.params[w.ctxParam])
+	}
+
+	// 2. The entry. Arguments are boxed for hot-parameter rules only when
+	// one applies, so that a wrapper allocates nothing of its own.
+	var opts []jen.Code
+	if w.d.Batch > 1 {
+		opts = append(opts, rt("WithBatchCount").Call(jen.Lit(w.d.Batch)))
+	}
+	entry := func(extra ...jen.Code) *jen.Statement {
+		return jen.Id(w.resVar).Dot("Entry").Call(append(append([]jen.Code{ctx}, extra...), opts...)...)
+	}
+	if len(w.args) == 0 {
+		body.List(jen.Id(l.entry), jen.Id(l.block)).Op(":=").Add(entry())
+	} else {
+		boxed := make([]jen.Code, len(w.args))
+		for i, a := range w.args {
+			boxed[i] = jen.Id(l.params[a])
+		}
+		body.Var().Defs(
+			jen.Id(l.entry).Op("*").Add(rt("SentinelEntry")),
+			jen.Id(l.block).Op("*").Add(rt("BlockError")),
+		)
+		body.If(jen.Id(w.resVar).Dot("NeedsArgs").Call()).Block(
+			jen.List(jen.Id(l.entry), jen.Id(l.block)).Op("=").Add(entry(rt("WithArgs").Call(boxed...))),
+		).Else().Block(
+			jen.List(jen.Id(l.entry), jen.Id(l.block)).Op("=").Add(entry()),
+		)
+	}
+
+	// 3. Blocked: blockHandler, else fallback, else defaultFallback, else
+	// the zero values and the BlockError.
+	body.If(jen.Id(l.block).Op("!=").Nil()).BlockFunc(func(blk *jen.Group) { g.blocked(blk, w, l) })
+
+	// 6, 7. One deferred exit covers every admitted path, a panicking one
+	// included: the panic is recorded as the call's error, then goes on.
+	body.Defer().Func().Params().Block(
+		jen.If(jen.Id(l.panicV).Op(":=").Recover(), jen.Id(l.panicV).Op("!=").Nil()).Block(
+			jen.Id(l.entry).Dot("Exit").Call(rt("WithError").Call(
+				g.qual("fmt", "Errorf").Call(jen.Lit("panic: %v"), jen.Id(l.panicV)))),
+			jen.Panic(jen.Id(l.panicV)),
+		),
+		jen.Id(l.entry).Dot("Exit").Call(),
+	).Call()
+
+	// 4. The business call, with the entry's context in place of ctx so
+	// that nested resources become this call's children.
+	args := g.callArgs(w, l, jen.Id(l.entry).Dot("Context").Call(), false)
+	call := g.callee(w, l, w.fn, w.recv != nil).Call(args...)
+	if w.results().Len() == 0 {
+		body.Add(call)
+		return
+	}
+	res := make([]jen.Code, len(l.results))
+	for i, r := range l.results {
+		res[i] = jen.Id(r)
+	}
+	body.List(res...).Op(":=").Add(call)
+
+	// 5. A business error that is not ignored is traced, then handed to
+	// the fallback.
+	if w.hasErr {
+		errV := jen.Id(l.results[len(l.results)-1])
+		cond := jen.Add(errV).Op("!=").Nil()
+		for _, ig := range w.ignore {
+			if ig.value != nil {
+				var v jen.Code = jen.Id(ig.value.Name())
+				if ig.value.Pkg().Path() != g.pkg.Path() {
+					g.note(ig.value.Pkg())
+					v = g.qual(ig.value.Pkg().Path(), ig.value.Name())
+				}
+				cond.Op("&&").Op("!").Add(g.qual("errors", "Is").Call(errV, v))
+			} else {
+				cond.Op("&&").Op("!").Add(g.qual("errors", "As").Call(errV, jen.New(g.typeExpr(ig.typ))))
+			}
+		}
+		body.If(cond).BlockFunc(func(blk *jen.Group) {
+			blk.Id(l.entry).Dot("SetError").Call(errV)
+			if h := g.errorHandlerCall(w, l, errV); h != nil {
+				blk.Return(h)
+			}
+		})
+	}
+	body.Return(res...)
+}
+
+// blocked fills the if-blocked branch.
+func (g *fileGen) blocked(blk *jen.Group, w *wrapper, l locals) {
+	b := jen.Id(l.block)
+	var call jen.Code
+	switch {
+	case w.block != nil:
+		args := append(g.callArgs(w, l, nil, true), b)
+		call = g.callee(w, l, w.block.obj, w.block.method).Call(args...)
+	case w.fallback != nil:
+		args := g.callArgs(w, l, nil, w.fallback.takesErr)
+		if w.fallback.takesErr {
+			args = append(args, b)
+		}
+		call = g.callee(w, l, w.fallback.obj, w.fallback.method).Call(args...)
+	case w.dflt != nil:
+		var args []jen.Code
+		if w.dflt.takesErr {
+			args = append(args, b)
+		}
+		call = g.callee(w, l, w.dflt.obj, w.dflt.method).Call(args...)
+	}
+	if call != nil {
+		if w.results().Len() == 0 {
+			blk.Add(call)
+			blk.Return()
+		} else {
+			blk.Return(call)
+		}
+		return
+	}
+	// No handler: zero values and the BlockError as the error result.
+	n := w.results().Len()
+	out := make([]jen.Code, n)
+	for i := range n - 1 {
+		t := w.results().At(i).Type()
+		if z, ok := g.zero(t); ok {
+			out[i] = z
+			continue
+		}
+		blk.Var().Id(l.results[i]).Add(g.typeExpr(t))
+		out[i] = jen.Id(l.results[i])
+	}
+	out[n-1] = b
+	blk.Return(out...)
+}
+
+// errorHandlerCall is the fallback (or default fallback) call for a traced
+// business error, or nil when there is none.
+func (g *fileGen) errorHandlerCall(w *wrapper, l locals, errV jen.Code) jen.Code {
+	ctx := jen.Id(l.entry).Dot("Context").Call()
+	switch {
+	case w.fallback != nil:
+		args := g.callArgs(w, l, ctx, w.fallback.takesErr)
+		if w.fallback.takesErr {
+			args = append(args, errV)
+		}
+		return g.callee(w, l, w.fallback.obj, w.fallback.method).Call(args...)
+	case w.dflt != nil:
+		var args []jen.Code
+		if w.dflt.takesErr {
+			args = append(args, errV)
+		}
+		return g.callee(w, l, w.dflt.obj, w.dflt.method).Call(args...)
+	}
+	return nil
+}
+
+// callArgs are the wrapper's parameters as arguments, ctx (when not nil)
+// replacing a leading context. A variadic parameter is spread, unless
+// asSlice: handlers that take a parameter after it take it as a slice.
+func (g *fileGen) callArgs(w *wrapper, l locals, ctx jen.Code, asSlice bool) []jen.Code {
+	out := make([]jen.Code, len(l.params))
+	for i, p := range l.params {
+		switch {
+		case i == w.ctxParam && ctx != nil:
+			out[i] = ctx
+		case w.sig.Variadic() && i == len(l.params)-1 && !asSlice:
+			out[i] = jen.Id(p).Op("...")
+		default:
+			out[i] = jen.Id(p)
+		}
+	}
+	return out
+}
+
+// callee refers to fn from inside w: a method on w's receiver, a function
+// of the package or of an imported one, instantiated with w's type
+// parameters when generic.
+func (g *fileGen) callee(w *wrapper, l locals, fn *types.Func, method bool) *jen.Statement {
+	if method {
+		return jen.Id(l.recv).Dot(fn.Name())
+	}
+	var s *jen.Statement
+	if fn.Pkg().Path() == g.pkg.Path() {
+		s = jen.Id(fn.Name())
+	} else {
+		g.note(fn.Pkg())
+		s = g.qual(fn.Pkg().Path(), fn.Name())
+	}
+	if sig := fn.Type().(*types.Signature); sig.TypeParams().Len() > 0 {
+		tps := w.typeParams()
+		ids := make([]jen.Code, tps.Len())
+		for i := range ids {
+			ids[i] = jen.Id(tps.At(i).Obj().Name())
+		}
+		s.Types(ids...)
+	}
+	return s
+}
