@@ -1,0 +1,65 @@
+package authority
+
+import (
+	"strconv"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+)
+
+// Strategy says what a rule's origins are (Java's AuthorityRule.strategy).
+type Strategy int
+
+const (
+	White Strategy = 0 // AUTHORITY_WHITE: only the listed origins may call
+	Black Strategy = 1 // AUTHORITY_BLACK: the listed origins may not call
+)
+
+var strategyNames = map[int][]string{
+	0: {"White", "WhiteList", "AUTHORITY_WHITE", "Allow"},
+	1: {"Black", "BlackList", "AUTHORITY_BLACK", "Deny"},
+}
+
+func (s Strategy) String() string {
+	switch s {
+	case White:
+		return "White"
+	case Black:
+		return "Black"
+	}
+	return "Strategy(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalJSON writes Java's numeric code.
+func (s Strategy) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(s))), nil }
+
+// UnmarshalJSON accepts Java's numeric code or a name ("white", "black",
+// "AUTHORITY_BLACK", ...).
+func (s *Strategy) UnmarshalJSON(data []byte) error {
+	code, err := ruleutil.DecodeEnum(data, strategyNames)
+	if err != nil {
+		return err
+	}
+	*s = Strategy(code)
+	return nil
+}
+
+// Rule is an authority rule: Java's AuthorityRule, with its JSON field
+// names. Every field's Java default is its Go zero value.
+type Rule struct {
+	// Resource is the protected resource's name, or a pattern when Regex is
+	// set. Required; at most one rule per resource (per pattern).
+	Resource string `json:"resource"`
+	// LimitApp is the comma-separated list of origins the rule names.
+	// Required. Entries are trimmed ("appB, appE" names appB and appE) and
+	// empty entries ignored.
+	LimitApp string `json:"limitApp"`
+	// Strategy says whether the origins are a white list (the zero value,
+	// Java's default) or a black list.
+	Strategy Strategy `json:"strategy"`
+	// Regex makes Resource a regular expression that must match a whole
+	// resource name (Java's Pattern.matches, in Go's RE2 syntax).
+	Regex bool `json:"regex"`
+}
+
+// ResourceName is the rule's resource (a pattern for regex rules).
+func (r *Rule) ResourceName() string { return r.Resource }
