@@ -1,0 +1,112 @@
+// Package flow is Sentinel's flow control: Java's FlowSlot, FlowRuleManager,
+// FlowRuleChecker and its four traffic-shaping controllers, with Java's
+// arithmetic, so that a flowrule.json written for a Spring Cloud Alibaba
+// service means the same thing here.
+//
+// Importing the package registers the FlowSlot (order -2000) in every
+// resource's chain; resources without flow rules are not touched.
+//
+//	err := flow.LoadRules([]flow.Rule{{
+//		Resource: "getOrder",
+//		Grade:    flow.GradeQPS, // the Go zero value is GradeThread (Java's code 0)
+//		Count:    20,
+//	}})
+//
+// Rule files use Java's JSON: {"resource": "getOrder", "grade": 1,
+// "count": 20}. Absent fields take Java's defaults (limitApp "default",
+// grade 1 QPS, strategy 0, controlBehavior 0, warmUpPeriodSec 10,
+// maxQueueingTimeMs 500); enum fields also take names ("grade": "QPS",
+// "controlBehavior": "WarmUp"); unknown fields (id, app, gmtCreate...) are
+// ignored. Data sources load through Property().Update.
+//
+// # Loading
+//
+// LoadRules checks every rule with Java's FlowRuleUtil.isValidRule, and
+// more: Java skips an invalid rule with a log line, here the whole set is
+// refused with a runtime.RuleErrors naming each bad rule's index, field and
+// reason (`controlBehavior 7 is not one of 0..3`), and the rules in force
+// stay. Refused beyond Java: NaN or infinite counts; unknown grade,
+// strategy and controlBehavior codes (Java runs an unknown behavior as
+// Reject); an explicit 0 in JSON for warmUpPeriodSec or maxQueueingTimeMs
+// where the behavior uses it (Go code's 0 means Java's default); Relate and
+// Chain thread rules without refResource (Java lets them pass everything);
+// an unknown clusterConfig.thresholdType. count 0 is valid and blocks every
+// call. Exact duplicates are loaded once (Java's HashSet). Rules returns
+// what is in force, defaults filled in.
+//
+// # Which rules apply, on which statistics
+//
+// A resource's rules, exact and regex (Regex: the whole name must match
+// the pattern, in RE2 syntax), are checked in Java's FlowRuleComparator
+// order: specific origins, then "other", then "default", cluster rules
+// last; the first rule that refuses the call blocks it with a
+// runtime.BlockError whose Rule is the *Rule and whose TriggeredValue is
+// the rule's limitApp.
+//
+// limitApp selects callers as Java's FlowRuleChecker: a specific origin
+// (runtime.EnterContext's origin) limits that origin's calls, "other"
+// limits origins named by no other rule of the resource, each on its own,
+// "default" limits everyone. Strategy selects the statistics: Direct reads
+// the resource's ClusterNode for "default" and the origin's node
+// otherwise; Relate reads RefResource's ClusterNode (a resource never
+// declared or called has none, and the rule passes the call, as in Java);
+// Chain applies only to calls in the context named RefResource and reads
+// the resource's node in that context.
+//
+// # Controllers
+//
+// Thread rules, and QPS rules with Reject, are Java's DefaultController:
+// a call is refused when used + acquire > count, used being the calls in
+// flight or (int) passQps, acquire the call's batch count. So count 2.5
+// admits 2 per second, and count 0 admits nothing.
+//
+// Where we differ, on purpose: Java checks the node, and the Statistic
+// slot counts the pass afterwards, so concurrent callers that all read
+// count-1 all pass and a window holds more than count. A Direct Reject
+// rule here counts its own admissions in one atomic check-and-add (a pass
+// window for QPS, a thread counter released at exit), per resource, per
+// origin for "other": it never admits more than count in a window, at any
+// concurrency. A call refused by a later rule or slot gives its pass back.
+// Relate and Chain rules, which read another resource's or another
+// context's statistics, check the node as Java does.
+//
+// WarmUp is Java's WarmUpController: warningToken = (int)(period*count) /
+// (coldFactor-1), maxToken = warningToken + (int)(2*period*count /
+// (1+coldFactor)), slope = (coldFactor-1) / count / (maxToken-warningToken);
+// the bucket starts full (cold) and is synced once per second from the
+// previous second's passes; above the warning line a call passes while
+// passQps + acquire <= nextUp(1 / (aboveToken*slope + 1/count)). With count
+// 10, period 10 and cold factor 3 that is warningToken 50, maxToken 100,
+// slope 0.004, and 3 calls in the first second (count/3). The cold factor
+// is SetColdFactor's, 3 by default; values <= 1 are refused.
+//
+// Throttling is Java's ThrottlingController: calls pass
+// round(1000*acquire/count) ms apart; a call whose turn is at most
+// maxQueueingTimeMs away waits for it (through the runtime's clock, so a
+// test clock steps it), a later one is refused; a caller whose context is
+// cancelled while it waits is refused and its turn given back (Java
+// ignores interrupts). As Java, the spacing is counted in nanoseconds when
+// count > 1000 or 1000 is not a multiple of round(count) (count 3, count
+// 2000), in the runtime's cached milliseconds otherwise (count 10, 7.5).
+//
+// WarmUpThrottling is Java's WarmUpRateLimiterController: the throttling
+// queue, spaced at the warm-up rate while the bucket is above the warning
+// line. Java admits every call when its count is 0 (a NaN cost rounded to
+// 0); here count 0 blocks, as for every other rule.
+//
+// Controller state (warm-up bucket, throttling queue, admission counts) is
+// per rule and resource. A rule that is still in force, unchanged, after a
+// load keeps it; Java rebuilds every controller on every load, so a warm
+// resource would turn cold whenever any flow rule changed. A new or
+// changed Reject rule starts from the passes its node already counted in
+// the current window.
+//
+// # Cluster mode
+//
+// clusterMode and clusterConfig are parsed and validated as Java's
+// checkClusterField and checkClusterConcurrentField. The cluster token
+// client is not built yet (issue 9): a cluster rule behaves as Java's does
+// when no token service is available: it is checked locally when
+// clusterConfig.fallbackToLocalWhenFail is true (JSON's default), and
+// passes every call when it is false.
+package flow

@@ -1,0 +1,151 @@
+package flow
+
+import (
+	"strconv"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+)
+
+// Grade is what a rule counts (Java's FlowRule.grade).
+type Grade int
+
+const (
+	// GradeThread counts the calls in flight (FLOW_GRADE_THREAD = 0). It is
+	// the zero value: Go code that means QPS must say GradeQPS.
+	GradeThread Grade = 0
+	// GradeQPS counts the calls admitted in the last second
+	// (FLOW_GRADE_QPS = 1), Java's default and JSON's when grade is absent.
+	GradeQPS Grade = 1
+)
+
+var gradeNames = map[int][]string{
+	0: {"Thread", "Concurrency", "FLOW_GRADE_THREAD"},
+	1: {"QPS", "FLOW_GRADE_QPS"},
+}
+
+func (g Grade) String() string {
+	switch g {
+	case GradeThread:
+		return "Thread"
+	case GradeQPS:
+		return "QPS"
+	}
+	return "Grade(" + strconv.Itoa(int(g)) + ")"
+}
+
+// MarshalJSON writes Java's numeric code.
+func (g Grade) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(g))), nil }
+
+// UnmarshalJSON accepts Java's code (0, 1) or a name ("Thread", "QPS").
+func (g *Grade) UnmarshalJSON(data []byte) error {
+	code, err := ruleutil.DecodeEnum(data, gradeNames)
+	if err != nil {
+		return err
+	}
+	*g = Grade(code)
+	return nil
+}
+
+// Strategy chooses the node a rule reads (Java's FlowRule.strategy, the
+// "flow control mode").
+type Strategy int
+
+const (
+	// Direct reads the resource's own statistics (STRATEGY_DIRECT = 0).
+	Direct Strategy = 0
+	// Relate reads the ClusterNode of RefResource (STRATEGY_RELATE = 1):
+	// the resource is limited when the related one is busy.
+	Relate Strategy = 1
+	// Chain applies only to calls entered in the context named RefResource
+	// and reads the resource's node in that context (STRATEGY_CHAIN = 2).
+	Chain Strategy = 2
+)
+
+var strategyNames = map[int][]string{
+	0: {"Direct", "STRATEGY_DIRECT"},
+	1: {"Relate", "STRATEGY_RELATE"},
+	2: {"Chain", "STRATEGY_CHAIN"},
+}
+
+func (s Strategy) String() string {
+	switch s {
+	case Direct:
+		return "Direct"
+	case Relate:
+		return "Relate"
+	case Chain:
+		return "Chain"
+	}
+	return "Strategy(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalJSON writes Java's numeric code.
+func (s Strategy) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(s))), nil }
+
+// UnmarshalJSON accepts Java's code (0..2) or a name ("Direct", "Relate",
+// "Chain").
+func (s *Strategy) UnmarshalJSON(data []byte) error {
+	code, err := ruleutil.DecodeEnum(data, strategyNames)
+	if err != nil {
+		return err
+	}
+	*s = Strategy(code)
+	return nil
+}
+
+// ControlBehavior is what a QPS rule does with calls over its threshold
+// (Java's FlowRule.controlBehavior, the "flow control effect"). Thread-grade
+// rules always reject, as in Java.
+type ControlBehavior int
+
+const (
+	// Reject refuses calls over count at once (CONTROL_BEHAVIOR_DEFAULT = 0,
+	// Java's DefaultController).
+	Reject ControlBehavior = 0
+	// WarmUp starts at count/coldFactor and rises to count over
+	// WarmUpPeriodSec (CONTROL_BEHAVIOR_WARM_UP = 1, WarmUpController).
+	WarmUp ControlBehavior = 1
+	// Throttling spaces calls 1/count seconds apart, queueing each for at
+	// most MaxQueueingTimeMs (CONTROL_BEHAVIOR_RATE_LIMITER = 2,
+	// ThrottlingController).
+	Throttling ControlBehavior = 2
+	// WarmUpThrottling spaces calls at the warm-up rate
+	// (CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER = 3,
+	// WarmUpRateLimiterController).
+	WarmUpThrottling ControlBehavior = 3
+)
+
+var behaviorNames = map[int][]string{
+	0: {"Reject", "Default", "FastFail", "CONTROL_BEHAVIOR_DEFAULT"},
+	1: {"WarmUp", "CONTROL_BEHAVIOR_WARM_UP"},
+	2: {"Throttling", "RateLimiter", "Queueing", "CONTROL_BEHAVIOR_RATE_LIMITER"},
+	3: {"WarmUpThrottling", "WarmUpRateLimiter", "CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER"},
+}
+
+func (b ControlBehavior) String() string {
+	switch b {
+	case Reject:
+		return "Reject"
+	case WarmUp:
+		return "WarmUp"
+	case Throttling:
+		return "Throttling"
+	case WarmUpThrottling:
+		return "WarmUpThrottling"
+	}
+	return "ControlBehavior(" + strconv.Itoa(int(b)) + ")"
+}
+
+// MarshalJSON writes Java's numeric code.
+func (b ControlBehavior) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(b))), nil }
+
+// UnmarshalJSON accepts Java's code (0..3) or a name ("Reject", "WarmUp",
+// "Throttling", "WarmUpThrottling", "RateLimiter", ...).
+func (b *ControlBehavior) UnmarshalJSON(data []byte) error {
+	code, err := ruleutil.DecodeEnum(data, behaviorNames)
+	if err != nil {
+		return err
+	}
+	*b = ControlBehavior(code)
+	return nil
+}

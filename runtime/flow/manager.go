@@ -1,0 +1,174 @@
+package flow
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// DefaultColdFactor is Java's csp.sentinel.flow.cold.factor default.
+const DefaultColdFactor = 3
+
+var (
+	// loadMu serialises loads; the rules in force are read without it.
+	loadMu     sync.Mutex
+	coldFactor = DefaultColdFactor
+	current    atomic.Pointer[ruleSet]
+
+	property = runtime.NewProperty(LoadRules)
+)
+
+// ruleSet is an immutable compiled rule set, published whole.
+type ruleSet struct {
+	rules []Rule                 // as in force, for Rules
+	exact map[string][]*compiled // by resource name, in load order
+	regex []*compiled
+	byKey map[ruleKey]*compiled
+}
+
+// compiled is one rule in force.
+type compiled struct {
+	rule   *Rule // what BlockError.Rule returns
+	re     *regexp.Regexp
+	limit  int64 // admissionLimit(count)
+	states *stateTable
+	// coldFactor is the factor in force when the rule was loaded (Bind
+	// runs outside loadMu).
+	coldFactor int
+}
+
+// stateTable holds a rule's controller state per resource it applies to
+// (a regex rule may apply to many). A rule that stays in force, unchanged,
+// across a load keeps its table: its warm-up bucket, throttling queue and
+// admission counts carry on. A changed or new rule starts afresh, as every
+// Java controller does on every load.
+type stateTable struct {
+	mu         sync.Mutex
+	byResource map[string]*resState
+}
+
+// resState is one rule's controller state on one resource; which fields
+// are set depends on the rule's grade, behavior and strategy.
+type resState struct {
+	gates        *gates
+	warm         *warmUp
+	throttle     *throttle
+	warmThrottle *warmUpThrottle
+}
+
+func (t *stateTable) get(resource string, create func() *resState) *resState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.byResource[resource]; s != nil {
+		return s
+	}
+	if t.byResource == nil {
+		t.byResource = make(map[string]*resState)
+	}
+	s := create()
+	t.byResource[resource] = s
+	return s
+}
+
+// LoadRules replaces the flow rules in force with rules, after checking
+// every one (see ValidateRules). An invalid set is refused whole, with a
+// runtime.RuleErrors naming each bad rule's index, field and reason, and
+// the rules in force stay. nil or empty clears the rules.
+//
+// Exact duplicates are loaded once, as Java's HashSet does.
+func LoadRules(rules []Rule) error {
+	if errs := validate(rules); len(errs) > 0 {
+		return errs
+	}
+	loadMu.Lock()
+	install(rules)
+	loadMu.Unlock()
+	runtime.RulesChanged()
+	return nil
+}
+
+// install compiles rules (already valid) and publishes them. loadMu is
+// held.
+func install(rules []Rule) {
+	old := current.Load()
+	next := &ruleSet{exact: make(map[string][]*compiled), byKey: make(map[ruleKey]*compiled)}
+	for i := range rules {
+		r := rules[i].normalized()
+		k := keyOf(&r, coldFactor)
+		if next.byKey[k] != nil {
+			continue
+		}
+		cr := &compiled{rule: &r, limit: admissionLimit(r.Count), states: &stateTable{}, coldFactor: coldFactor}
+		if old != nil {
+			if prev := old.byKey[k]; prev != nil {
+				cr.states = prev.states
+			}
+		}
+		if r.Regex {
+			cr.re, _ = ruleutil.CompileResourceRegex(r.Resource) // validated
+			next.regex = append(next.regex, cr)
+		} else {
+			next.exact[r.Resource] = append(next.exact[r.Resource], cr)
+		}
+		next.byKey[k] = cr
+		next.rules = append(next.rules, r)
+	}
+	current.Store(next)
+}
+
+// Rules returns a copy of the rules in force, with Java's defaults filled
+// in (limitApp "default", warmUpPeriodSec 10, maxQueueingTimeMs 500) and
+// exact duplicates removed.
+func Rules() []Rule {
+	rs := current.Load()
+	if rs == nil || len(rs.rules) == 0 {
+		return nil
+	}
+	out := make([]Rule, len(rs.rules))
+	for i, r := range rs.rules {
+		if r.ClusterConfig != nil {
+			cc := *r.ClusterConfig
+			r.ClusterConfig = &cc
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// Property is the flow rules' property (Java's register2Property target):
+// data sources call its Update, which loads through LoadRules.
+func Property() *runtime.Property[[]Rule] { return property }
+
+// ColdFactor is the cold factor of warm-up rules (Java's
+// csp.sentinel.flow.cold.factor): a cold resource admits count/ColdFactor.
+func ColdFactor() int {
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	return coldFactor
+}
+
+// SetColdFactor changes the cold factor of warm-up rules, 3 by default.
+// Values <= 1 are refused (Java falls back to 3 for them). The rules in
+// force are compiled again with the new factor, so warm-up rules start
+// cold again.
+func SetColdFactor(f int) error {
+	if f <= 1 || f > math.MaxInt32 {
+		return fmt.Errorf("flow: cold factor %d must be > 1 (and fit Java's int)", f)
+	}
+	loadMu.Lock()
+	changed := f != coldFactor
+	coldFactor = f
+	if rs := current.Load(); changed && rs != nil {
+		install(rs.rules)
+	}
+	loadMu.Unlock()
+	if changed {
+		runtime.RulesChanged()
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package flow
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// ValidateRules checks rules as LoadRules does and loads nothing. The
+// error, when not nil, is a runtime.RuleErrors naming each bad rule's
+// index, field and reason.
+func ValidateRules(rules []Rule) error {
+	if errs := validate(rules); len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+func validate(rules []Rule) runtime.RuleErrors {
+	var errs runtime.RuleErrors
+	for i := range rules {
+		errs = append(errs, validateRule(i, &rules[i])...)
+	}
+	return errs
+}
+
+// validateRule is Java's FlowRuleUtil.isValidRule, which names no reason,
+// made to say what is wrong, plus the checks Java leaves out: NaN and
+// infinite counts, unknown grade, strategy and behavior codes (Java treats
+// an unknown behavior as Reject), and Relate or Chain thread rules without a
+// refResource (Java passes every call of those).
+func validateRule(i int, r *Rule) runtime.RuleErrors {
+	var errs runtime.RuleErrors
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &runtime.RuleError{Index: i, Resource: r.Resource, Field: field, Reason: fmt.Sprintf(format, args...)})
+	}
+
+	if strings.TrimSpace(r.Resource) == "" {
+		bad("resource", "is blank; a rule needs the name of the resource it protects")
+	} else if r.Regex {
+		if _, err := ruleutil.CompileResourceRegex(r.Resource); err != nil {
+			bad("resource", "%q is not a valid regular expression (regex is true): %v", r.Resource, err)
+		}
+	}
+	switch {
+	case math.IsNaN(r.Count) || math.IsInf(r.Count, 0):
+		bad("count", "%v is not a finite number", r.Count)
+	case r.Count < 0:
+		bad("count", "%v is negative; it must be >= 0 (0 blocks every call)", r.Count)
+	}
+	gradeOK := r.Grade == GradeThread || r.Grade == GradeQPS
+	if !gradeOK {
+		bad("grade", "%d is not one of 0 (Thread), 1 (QPS)", int(r.Grade))
+	}
+	switch r.Strategy {
+	case Direct:
+	case Relate, Chain:
+		if strings.TrimSpace(r.RefResource) == "" {
+			what := "the related resource's name"
+			if r.Strategy == Chain {
+				what = "the name of the context (entrance) it limits"
+			}
+			bad("refResource", "is blank; strategy %d (%s) needs %s", int(r.Strategy), r.Strategy, what)
+		}
+	default:
+		bad("strategy", "%d is not one of 0..2 (Direct, Relate, Chain)", int(r.Strategy))
+	}
+	behaviorOK := r.ControlBehavior >= Reject && r.ControlBehavior <= WarmUpThrottling
+	if !behaviorOK {
+		bad("controlBehavior", "%d is not one of 0..3 (Reject, WarmUp, Throttling, WarmUpThrottling)", int(r.ControlBehavior))
+	}
+	// Java checks the shaping fields of QPS rules only: thread rules
+	// always reject, whatever their behavior says.
+	if r.Grade == GradeQPS && behaviorOK {
+		if r.ControlBehavior == WarmUp || r.ControlBehavior == WarmUpThrottling {
+			if r.WarmUpPeriodSec < 0 || r.explicitZero&zeroWarmUpPeriodSec != 0 {
+				bad("warmUpPeriodSec", "%d must be > 0 for controlBehavior %d (%s)", r.WarmUpPeriodSec, int(r.ControlBehavior), r.ControlBehavior)
+			}
+		}
+		if r.ControlBehavior == Throttling || r.ControlBehavior == WarmUpThrottling {
+			if r.MaxQueueingTimeMs < 0 || r.explicitZero&zeroMaxQueueingTimeMs != 0 {
+				bad("maxQueueingTimeMs", "%d must be > 0 for controlBehavior %d (%s)", r.MaxQueueingTimeMs, int(r.ControlBehavior), r.ControlBehavior)
+			}
+		}
+	}
+	if r.Regex {
+		if r.ClusterMode {
+			bad("clusterMode", "is true on a regex rule; Java allows regex rules only in local mode")
+		}
+		if r.ControlBehavior != Reject && behaviorOK {
+			bad("controlBehavior", "%d (%s) on a regex rule; Java allows regex rules only with 0 (Reject)", int(r.ControlBehavior), r.ControlBehavior)
+		}
+	}
+	if r.ClusterMode && gradeOK {
+		validateCluster(r, bad)
+	}
+	return errs
+}
+
+// validateCluster is Java's checkClusterField (QPS) and
+// checkClusterConcurrentField (thread), plus a known thresholdType.
+func validateCluster(r *Rule, bad func(field, format string, args ...any)) {
+	cc := r.ClusterConfig
+	if cc == nil {
+		bad("clusterConfig", "is missing; a rule with clusterMode true needs one (with a flowId)")
+		return
+	}
+	if cc.FlowID <= 0 {
+		bad("clusterConfig.flowId", "%d must be > 0", cc.FlowID)
+	}
+	if cc.ThresholdType != 0 && cc.ThresholdType != 1 {
+		bad("clusterConfig.thresholdType", "%d is not one of 0 (average per client), 1 (global)", cc.ThresholdType)
+	}
+	n := cc.normalized()
+	switch {
+	case cc.SampleCount < 0 || cc.explicitZero&zeroSampleCount != 0:
+		bad("clusterConfig.sampleCount", "%d must be > 0", cc.SampleCount)
+	case cc.WindowIntervalMs < 0 || cc.explicitZero&zeroWindowIntervalMs != 0:
+		bad("clusterConfig.windowIntervalMs", "%d must be > 0", cc.WindowIntervalMs)
+	case n.WindowIntervalMs%n.SampleCount != 0:
+		bad("clusterConfig.windowIntervalMs", "%d is not a multiple of sampleCount %d", n.WindowIntervalMs, n.SampleCount)
+	}
+	if r.Grade == GradeQPS {
+		if cc.Strategy != 0 {
+			bad("clusterConfig.strategy", "%d is not 0 (normal), the only cluster strategy Java accepts", cc.Strategy)
+		}
+		return
+	}
+	if cc.ResourceTimeout < 0 || cc.explicitZero&zeroResourceTimeout != 0 {
+		bad("clusterConfig.resourceTimeout", "%d must be > 0", cc.ResourceTimeout)
+	}
+	if cc.ClientOfflineTime < 0 || cc.explicitZero&zeroClientOfflineTime != 0 {
+		bad("clusterConfig.clientOfflineTime", "%d must be > 0", cc.ClientOfflineTime)
+	}
+	if cc.AcquireRefuseStrategy < 0 {
+		bad("clusterConfig.acquireRefuseStrategy", "%d must be >= 0", cc.AcquireRefuseStrategy)
+	}
+	if cc.ResourceTimeoutStrategy < 0 {
+		bad("clusterConfig.resourceTimeoutStrategy", "%d must be >= 0", cc.ResourceTimeoutStrategy)
+	}
+}
