@@ -1,0 +1,222 @@
+package nethttp
+
+import (
+	"net/http"
+	"reflect"
+	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// ContextName is the Sentinel context inbound requests are entered in:
+// Java's SENTINEL_SPRING_WEB_CONTEXT_NAME, kept so that rules written for
+// a Spring service (a chain-strategy flow rule's refResource) mean the same
+// here.
+const ContextName = "sentinel_spring_web_context"
+
+// BlockMessage is the body of the default answer to a blocked request,
+// Java's DefaultBlockExceptionHandler text.
+const BlockMessage = "Blocked by Sentinel (flow limiting)"
+
+type middlewareConfig struct {
+	commonConfig
+	mux           *http.ServeMux
+	methodPrefix  bool
+	unmatchedPath bool
+	origin        func(r *http.Request) string
+	blockHandler  func(w http.ResponseWriter, r *http.Request, b *runtime.BlockError)
+	blockPage     string
+}
+
+// Middleware protects every request that reaches next as an inbound web
+// resource named after the ServeMux pattern that matched (Spring's
+// SentinelWebInterceptor). The common case wraps the mux:
+//
+//	http.ListenAndServe(addr, nethttp.Middleware()(mux))
+//
+// See the package documentation for how the pattern is found, how blocked
+// requests are answered and what counts as an error.
+func Middleware(opts ...Option) func(http.Handler) http.Handler {
+	cfg := middlewareConfig{commonConfig: defaultCommon()}
+	for _, o := range opts {
+		o.applyMiddleware(&cfg)
+	}
+	routes := &routeCache{} // shared by every handler this middleware wraps
+	return func(next http.Handler) http.Handler {
+		m := &middleware{middlewareConfig: cfg, next: next, routes: routes}
+		if m.mux == nil {
+			m.mux, _ = next.(*http.ServeMux)
+		}
+		return m
+	}
+}
+
+// Handle registers handler on mux for pattern behind a Middleware made of
+// opts. The handler then sees the pattern as r.Pattern, so the mux routes
+// each request once.
+func Handle(mux *http.ServeMux, pattern string, handler http.Handler, opts ...Option) {
+	mux.Handle(pattern, Middleware(opts...)(handler))
+}
+
+// HandleFunc is Handle for a handler function.
+func HandleFunc(mux *http.ServeMux, pattern string, handler func(http.ResponseWriter, *http.Request), opts ...Option) {
+	Handle(mux, pattern, http.HandlerFunc(handler), opts...)
+}
+
+type middleware struct {
+	middlewareConfig
+	next   http.Handler
+	routes *routeCache
+	warned atomic.Bool
+}
+
+func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	res, name := m.target(r)
+	if res == nil && name == "" {
+		m.next.ServeHTTP(w, r) // not protected
+		return
+	}
+	origin := ""
+	if m.origin != nil {
+		origin = m.origin(r)
+	}
+	ctx := runtime.EnterContext(r.Context(), ContextName, origin)
+	opts := [3]runtime.EntryOption{
+		runtime.WithTrafficType(runtime.Inbound),
+		runtime.WithResourceType(resourceType),
+	}
+	n := 2
+	if m.args != nil && needsArgs(res, name) {
+		opts[2] = runtime.WithArgs(m.args(r)...)
+		n = 3
+	}
+	var e *runtime.SentinelEntry
+	var b *runtime.BlockError
+	if res != nil {
+		e, b = res.Entry(ctx, opts[:n]...)
+	} else {
+		e, b = runtime.Entry(ctx, name, opts[:n]...)
+	}
+	if b != nil {
+		m.block(w, r, b)
+		return
+	}
+	m.serve(w, r, e)
+}
+
+// serve runs the handler for an admitted request and exits its entry,
+// recording a panic or an error status on it.
+func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.SentinelEntry) {
+	var sw *statusWriter
+	if m.errorStatus != nil {
+		sw = &statusWriter{ResponseWriter: w}
+		w = sw
+	}
+	done := false
+	defer func() {
+		if !done {
+			// recover is nil after runtime.Goexit: just exit then.
+			if p := recover(); p != nil {
+				e.SetError(&PanicError{Value: p})
+				e.Exit()
+				panic(p) // http.ErrAbortHandler included: the server handles it
+			}
+		}
+		e.Exit()
+	}()
+	m.next.ServeHTTP(w, r.WithContext(e.Context()))
+	done = true
+	if sw != nil {
+		if code := sw.status(); code != 0 && m.errorStatus(code) {
+			e.SetError(statusError(code))
+		}
+	}
+}
+
+// target resolves the resource a request is protected as: a declared
+// resource handle, or a name for runtime.Entry when the name is computed
+// per request (cleaner, unmatched path). Both empty: not protected.
+func (m *middleware) target(r *http.Request) (*runtime.Resource, string) {
+	var rt *route
+	var base string
+	if pattern := m.pattern(r); pattern != "" {
+		rt = m.routes.get(pattern)
+		base = rt.name
+	} else if m.unmatchedPath {
+		base = r.URL.Path
+		if base == "" {
+			base = "/"
+		}
+	} else {
+		return nil, ""
+	}
+	patternMethod := ""
+	if rt != nil {
+		patternMethod = rt.patternMethod
+	}
+	if m.cleaner != nil {
+		cleaned := m.cleaner(r, base)
+		if cleaned == "" {
+			return nil, ""
+		}
+		if rt != nil && cleaned == base {
+			return rt.resource(r.Method, m.methodPrefix), ""
+		}
+		base = cleaned
+	} else if rt != nil {
+		return rt.resource(r.Method, m.methodPrefix), ""
+	}
+	if m.methodPrefix {
+		return nil, methodLabel(r.Method, patternMethod) + ":" + base
+	}
+	return nil, base
+}
+
+// redirectType is the type of http.RedirectHandler's handler, which
+// ServeMux.Handler returns for its trailing-slash and path-cleaning
+// redirects.
+var redirectType = reflect.TypeOf(http.RedirectHandler("/", http.StatusFound))
+
+// pattern finds the ServeMux pattern that routes r, "" when none does.
+func (m *middleware) pattern(r *http.Request) string {
+	if m.mux != nil {
+		// The mux routes after this middleware runs: ask it where r goes.
+		h, p := m.mux.Handler(r)
+		if reflect.TypeOf(h) == redirectType {
+			return "" // the mux answers with a redirect; the route is not called
+		}
+		return p
+	}
+	if r.Pattern == "" && !m.unmatchedPath && m.warned.CompareAndSwap(false, true) {
+		runtime.Logger().Warn("nethttp: request carries no ServeMux pattern and is not protected; " +
+			"wrap the ServeMux, pass WithServeMux, or register the wrapped handler on a ServeMux")
+	}
+	return r.Pattern
+}
+
+func needsArgs(res *runtime.Resource, name string) bool {
+	if res == nil {
+		res = runtime.LookupResource(name)
+	}
+	// A resource never entered yet has no rules bound: pass the args, once.
+	return res == nil || res.NeedsArgs()
+}
+
+func (m *middleware) block(w http.ResponseWriter, r *http.Request, b *runtime.BlockError) {
+	switch {
+	case m.blockHandler != nil:
+		m.blockHandler(w, r, b)
+	case m.blockPage != "":
+		http.Redirect(w, r, m.blockPage, http.StatusFound)
+	default:
+		DefaultBlockHandler(w, r, b)
+	}
+}
+
+// DefaultBlockHandler answers a blocked request with 429 Too Many Requests,
+// "Retry-After: 1" and BlockMessage as a plain-text body. Block handlers
+// may call it for the cases they do not handle themselves.
+func DefaultBlockHandler(w http.ResponseWriter, _ *http.Request, _ *runtime.BlockError) {
+	w.Header().Set("Retry-After", "1")
+	http.Error(w, BlockMessage, http.StatusTooManyRequests)
+}
