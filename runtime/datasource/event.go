@@ -23,5 +23,6 @@ type Status struct {
 	Rules      int       // rules put in force by the last successful load
 	Loads      int       // successful loads so far
 	Refusals   int       // refused versions so far
+	Reads      int       // times the file was read (a read of unchanged content loads nothing)
 	LastChange time.Time // the last time a new version (good or bad) was seen
 }

@@ -64,6 +64,26 @@ func (k *ruleKind[R]) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Fast path: one pass of encoding/json over the whole array. Pointers
+	// tell a null element from a rule (a null would otherwise decode as a
+	// zero rule, skipping Java's defaults).
+	var ptrs []*R
+	if err := json.Unmarshal(data, &ptrs); err == nil && ptrs != nil {
+		rules := make([]R, len(ptrs))
+		ok := true
+		for i, p := range ptrs {
+			if p == nil {
+				ok = false
+				break
+			}
+			rules[i] = *p
+		}
+		if ok {
+			return &ruleSet[R]{kind: k, name: name, rules: rules, data: data}, nil
+		}
+	}
+	// Slow path, only for documents that are refused: element by element,
+	// to say which rule and which field is wrong.
 	elems, err := splitArray(name, k.name, data)
 	if err != nil {
 		return nil, err
@@ -98,7 +118,8 @@ type ruleSet[R any] struct {
 	kind  *ruleKind[R]
 	name  string
 	rules []R
-	elems []json.RawMessage
+	data  []byte            // the array, split into elems when raw needs them
+	elems []json.RawMessage // nil until split
 }
 
 func (s *ruleSet[R]) Len() int { return len(s.rules) }
@@ -108,6 +129,9 @@ func (s *ruleSet[R]) Validate() error { return s.wrap(s.kind.validate(s.rules)) 
 func (s *ruleSet[R]) Load() error { return s.wrap(s.kind.prop.Update(s.rules)) }
 
 func (s *ruleSet[R]) raw() map[string][]json.RawMessage {
+	if s.elems == nil && s.data != nil {
+		_ = json.Unmarshal(s.data, &s.elems) // it decoded as an array already
+	}
 	return map[string][]json.RawMessage{s.kind.name: s.elems}
 }
 

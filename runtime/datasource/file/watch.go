@@ -223,6 +223,11 @@ func (s *Source) check(force bool) {
 	}
 	s.lastFP, s.haveFP = fp, true
 	data, err := datasource.ReadFile(s.path, s.cfg.maxSize)
+	defer func() { // counted once the read is dealt with, so tests can wait on it
+		s.mu.Lock()
+		s.status.Reads++
+		s.mu.Unlock()
+	}()
 	var key [32]byte
 	if err != nil {
 		key = sha256.Sum256([]byte("error\x00" + err.Error()))
