@@ -2,6 +2,10 @@ package flow_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
+	"os"
+	goruntime "runtime"
 	"testing"
 	"time"
 
@@ -10,6 +14,11 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/stretchr/testify/require"
 )
+
+func TestMain(m *testing.M) {
+	runtime.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) // blocks are logged at info
+	os.Exit(m.Run())
+}
 
 // load installs a hand-stepped clock and rules for the test, and clears
 // both when it ends.
@@ -76,3 +85,6 @@ func (c *frozenClock) lastSleep() time.Duration {
 func qps(resource string, count float64) flow.Rule {
 	return flow.Rule{Resource: resource, Grade: flow.GradeQPS, Count: count}
 }
+
+// runtimeYield lets other goroutines run while a call is held.
+func runtimeYield() { goruntime.Gosched() }

@@ -81,7 +81,7 @@ func TestValidateAcceptsWhatJavaAccepts(t *testing.T) {
 		{Resource: "warm", Grade: flow.GradeQPS, Count: 10, ControlBehavior: flow.WarmUp}, // Go's zero period: Java's 10
 		{Resource: "queue", Grade: flow.GradeQPS, Count: 10, ControlBehavior: flow.Throttling},
 		{Resource: "threads", Grade: flow.GradeThread, Count: 1, ControlBehavior: flow.WarmUp, WarmUpPeriodSec: -1}, // thread rules ignore shaping, as Java
-		{Resource: "reject", Grade: flow.GradeQPS, Count: 1, WarmUpPeriodSec: -1},                                    // Reject ignores the period
+		{Resource: "reject", Grade: flow.GradeQPS, Count: 1, WarmUpPeriodSec: -1},                                   // Reject ignores the period
 		{Resource: "x.*", Regex: true, Grade: flow.GradeQPS, Count: 1},
 		{Resource: "c", Grade: flow.GradeQPS, Count: 1, ClusterMode: true, ClusterConfig: &flow.ClusterConfig{FlowID: 9}},
 	}
