@@ -1,0 +1,34 @@
+package datasource
+
+import (
+	"github.com/sentinelgen/sentinelgen/runtime/authority"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
+	"github.com/sentinelgen/sentinelgen/runtime/system"
+)
+
+// The rule kinds of Java Sentinel, each loaded through its package's
+// Property (Sentinel's XxxRuleManager.register2Property).
+var (
+	// Flow is a JSON array of flow.Rule (Java's FlowRule): flowrule.json.
+	Flow = NewKind("flow", flow.Property(), flow.ValidateRules, flow.Rules)
+	// Degrade is a JSON array of degrade.Rule (Java's DegradeRule).
+	Degrade = NewKind("degrade", degrade.Property(), degrade.ValidateRules, degrade.Rules)
+	// System is a JSON array of system.Rule (Java's SystemRule).
+	System = NewKind("system", system.Property(), system.ValidateRules, system.Rules)
+	// Authority is a JSON array of authority.Rule (Java's AuthorityRule).
+	Authority = NewKind("authority", authority.Property(), authority.ValidateRules, authority.Rules)
+	// ParamFlow is a JSON array of paramflow.Rule (Java's ParamFlowRule).
+	ParamFlow = NewKind("paramFlow", paramflow.Property(), paramflow.ValidateRules, paramflow.Rules)
+	// Combined is one document with every kind under its name:
+	// {"flow": [...], "degrade": [...], "system": [...], "authority": [...], "paramFlow": [...]}.
+	// See NewCombined for absent keys and all-or-nothing loading.
+	Combined = NewCombined(Flow, Degrade, System, Authority, ParamFlow)
+)
+
+func init() {
+	for _, k := range []Kind{Flow, Degrade, System, Authority, ParamFlow, Combined} {
+		builtin[k.Name()] = k
+	}
+}
