@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"os/exec"
@@ -18,9 +17,10 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in ../testdata")
 
 // A golden case is ../testdata/<name>.txtar: the input package's files,
-// then either its expected outputs (files named *_sentinel.go) or an
+// then either its expected outputs (want/<file>_sentinel.go) or an
 // "errors" file with the expected problems, one file:line:col: message a
-// line, paths relative to the case directory.
+// line, paths relative to the case directory. An input may itself be a
+// previous output (a stale *_sentinel.go), which generation overwrites.
 type goldenCase struct {
 	name    string
 	path    string
@@ -44,8 +44,8 @@ func readCases(t *testing.T) []*goldenCase {
 			switch {
 			case f.Name == "errors":
 				c.errors, c.hasErrs = string(f.Data), true
-			case strings.HasSuffix(f.Name, Suffix):
-				c.outputs[f.Name] = string(f.Data)
+			case strings.HasPrefix(f.Name, "want/"):
+				c.outputs[strings.TrimPrefix(f.Name, "want/")] = string(f.Data)
 			default:
 				c.inputs = append(c.inputs, f)
 			}
@@ -132,7 +132,7 @@ func (c *goldenCase) rewrite(t *testing.T, got map[string]string, errs string) {
 		a.Files = append(a.Files, txtar.File{Name: "errors", Data: []byte(errs)})
 	}
 	for _, name := range sortedKeys(got) {
-		a.Files = append(a.Files, txtar.File{Name: name, Data: []byte(got[name])})
+		a.Files = append(a.Files, txtar.File{Name: "want/" + name, Data: []byte(got[name])})
 	}
 	require.NoError(t, os.WriteFile(c.path, txtar.Format(a), 0o644))
 }
@@ -173,5 +173,3 @@ func writeFile(t *testing.T, path string, data []byte) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 }
-
-var _ = bytes.Equal

@@ -125,7 +125,7 @@ func (r *resolver) resolveIgnore(w *wrapper) {
 				continue
 			}
 			if !types.AssignableTo(obj.Type(), errorType) {
-				r.errs.Add(v.Pos, "ignore: %s is not an error value (its type is %s)", ref, types.TypeString(obj.Type(), types.RelativeTo(w.fn.Pkg())))
+				r.errs.Add(v.Pos, "ignore: %s is not an error value (its type is %s)", ref, types.TypeString(obj.Type(), qualifier(w.fn.Pkg())))
 				continue
 			}
 			w.ignore = append(w.ignore, ignoreRef{value: obj})

@@ -42,11 +42,13 @@ func load(cfg Config) ([]*packages.Package, *token.FileSet, error) {
 // loadErrors turns the errors that keep a package from being generated
 // (go list and syntax errors) into positioned errors. Type errors are not
 // among them: until its wrappers exist, a package that calls them does not
-// type-check, and that must not stop their generation.
+// type-check, and that must not stop their generation. Nor is the go
+// command's failure to compile the package itself for export data
+// ("# pkg/path" then compiler output), which is the same type errors again.
 func loadErrors(p *packages.Package) annotations.ErrorList {
 	var errs annotations.ErrorList
 	for _, e := range p.Errors {
-		if e.Kind == packages.TypeError {
+		if e.Kind == packages.TypeError || strings.HasPrefix(e.Msg, "# "+p.PkgPath+"\n") {
 			continue
 		}
 		errs = append(errs, &annotations.Error{Pos: parsePos(e.Pos), Msg: e.Msg})

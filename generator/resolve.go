@@ -248,14 +248,26 @@ func (r *resolver) resolveArgs(w *wrapper) {
 	}
 }
 
-// importedPackage returns the package file imports under name.
+// importedPackage returns the package file imports under name, or else
+// the package of that name another file of the package imports: a file
+// need not import a package only for its directives (which would leave
+// the import unused).
 func (r *resolver) importedPackage(file *ast.File, name string) *types.Package {
 	for _, spec := range file.Imports {
 		if pn := r.pkg.TypesInfo.PkgNameOf(spec); pn != nil && pn.Name() == name {
 			return pn.Imported()
 		}
 	}
-	return nil
+	var found *types.Package
+	for _, p := range r.pkg.Types.Imports() {
+		if p.Name() == name {
+			if found != nil {
+				return nil // two packages of that name: ambiguous without the file's import
+			}
+			found = p
+		}
+	}
+	return found
 }
 
 // lookup resolves Name or pkg.Name, as written in w's file, to an object.
@@ -264,7 +276,7 @@ func (r *resolver) lookup(w *wrapper, v annotations.Value, ref, what string) typ
 	if pkgName, name, ok := strings.Cut(ref, "."); ok {
 		p := r.importedPackage(w.file, pkgName)
 		if p == nil {
-			r.errs.Add(v.Pos, "%s: package %s is not imported by %s", what, pkgName, r.fileName(w.file))
+			r.errs.Add(v.Pos, "%s: package %s is not imported by %s or another file of its package", what, pkgName, r.fileName(w.file))
 			return nil
 		}
 		obj := p.Scope().Lookup(name)

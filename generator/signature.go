@@ -77,7 +77,7 @@ func typesMatch(have, want []types.Type) bool {
 // String prints the shape in Go syntax, func(int64, error) (*Order, error),
 // qualified relative to pkg.
 func (s shape) String(pkg *types.Package) string {
-	q := types.RelativeTo(pkg)
+	q := qualifier(pkg)
 	var b strings.Builder
 	b.WriteString("func(")
 	for i, t := range s.params {
@@ -128,4 +128,15 @@ func fallbackShapes(biz shape) (plain, withErr shape) {
 
 func defaultFallbackShapes(biz shape) (plain, withErr shape) {
 	return shape{results: biz.results}, shape{params: []types.Type{errorType}, results: biz.results}
+}
+
+// qualifier prints other packages by name, as the user writes them, and
+// pkg's own types unqualified.
+func qualifier(pkg *types.Package) types.Qualifier {
+	return func(p *types.Package) string {
+		if p == pkg || p.Path() == pkg.Path() {
+			return ""
+		}
+		return p.Name()
+	}
 }

@@ -55,7 +55,9 @@ func (g *fileGen) typeExpr(t types.Type) jen.Code {
 			} else {
 				c = jen.Id(f.Name()).Add(g.typeExpr(f.Type()))
 			}
-			if tag := t.Tag(i); tag != "" {
+			if tag := t.Tag(i); tag != "" && strconv.CanBackquote(tag) {
+				c.Op("`" + tag + "`")
+			} else if tag != "" {
 				c.Op(strconv.Quote(tag))
 			}
 			fields[i] = c
