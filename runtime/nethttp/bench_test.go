@@ -1,0 +1,118 @@
+package nethttp_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+)
+
+// The middleware's overhead over a bare ServeMux: run with
+//
+//	go test -run '^$' -bench . -benchmem ./runtime/nethttp
+//
+// One recorder and one request are reused, so the figures are the
+// routing plus what the middleware adds.
+
+var nop = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+
+func benchServe(b *testing.B, h http.Handler, req *http.Request) {
+	w := httptest.NewRecorder()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		h.ServeHTTP(w, req)
+	}
+}
+
+func benchMux(pattern string) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(pattern, nop)
+	mux.Handle("/bench/other/{id}", nop)
+	return mux
+}
+
+func BenchmarkBareMux(b *testing.B) {
+	benchServe(b, benchMux("GET /bench/order/{id}"), httptest.NewRequest("GET", "/bench/order/1", nil))
+}
+
+func BenchmarkMiddlewareWrappingMux(b *testing.B) {
+	h := nethttp.Middleware()(benchMux("GET /bench/order/{id}"))
+	benchServe(b, h, httptest.NewRequest("GET", "/bench/order/1", nil))
+}
+
+func BenchmarkMiddlewareOnHandler(b *testing.B) {
+	mux := http.NewServeMux()
+	nethttp.Handle(mux, "GET /bench/handle/{id}", nop)
+	mux.Handle("/bench/other/{id}", nop)
+	benchServe(b, mux, httptest.NewRequest("GET", "/bench/handle/1", nil))
+}
+
+func BenchmarkMiddlewareMethodPrefix(b *testing.B) {
+	h := nethttp.Middleware(nethttp.WithMethodPrefix())(benchMux("GET /bench/method/{id}"))
+	benchServe(b, h, httptest.NewRequest("GET", "/bench/method/1", nil))
+}
+
+func BenchmarkMiddlewareNoErrorStatus(b *testing.B) {
+	h := nethttp.Middleware(nethttp.WithErrorStatus(nil))(benchMux("GET /bench/nostatus/{id}"))
+	benchServe(b, h, httptest.NewRequest("GET", "/bench/nostatus/1", nil))
+}
+
+func BenchmarkMiddlewareOriginHeader(b *testing.B) {
+	h := nethttp.Middleware(nethttp.WithOriginParser(nethttp.OriginFromHeader("S-user")))(benchMux("GET /bench/origin/{id}"))
+	req := httptest.NewRequest("GET", "/bench/origin/1", nil)
+	req.Header.Set("S-user", "alice")
+	benchServe(b, h, req)
+}
+
+func BenchmarkMiddlewareUnprotected(b *testing.B) {
+	h := nethttp.Middleware()(benchMux("GET /bench/order/{id}"))
+	benchServe(b, h, httptest.NewRequest("GET", "/bench/missing", nil))
+}
+
+func BenchmarkMiddlewareParallel(b *testing.B) {
+	h := nethttp.Middleware()(benchMux("GET /bench/parallel/{id}"))
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		w := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/bench/parallel/1", nil)
+		for pb.Next() {
+			h.ServeHTTP(w, req)
+		}
+	})
+}
+
+// staticBody is a reusable response body.
+type staticBody struct{ strings.Reader }
+
+func (*staticBody) Close() error { return nil }
+
+func benchRoundTrip(b *testing.B, rt http.RoundTripper) {
+	req := httptest.NewRequest("GET", "http://bench.example.com/bench/pay?id=1", nil)
+	body := &staticBody{}
+	resp := &http.Response{StatusCode: 200, Body: body}
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) {
+		body.Reset("paid")
+		r := *resp
+		return &r, nil
+	})
+	if rt == nil {
+		rt = base
+	} else {
+		rt = nethttp.Transport(base)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r, _ := rt.RoundTrip(req)
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+}
+
+func BenchmarkBareRoundTrip(b *testing.B) { benchRoundTrip(b, nil) }
+
+func BenchmarkTransport(b *testing.B) { benchRoundTrip(b, http.DefaultTransport) }
