@@ -1,0 +1,165 @@
+package paramflow
+
+import (
+	"math"
+	"math/bits"
+	"time"
+
+	"github.com/sentinelgen/sentinelgen/internal/clock"
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// bound is a rule bound to one resource: the rule and the resource's
+// per-value state under it.
+type bound struct {
+	*compiledRule
+	values *cache
+}
+
+// pass checks one value (Java's passSingleValueCheck).
+func (b *bound) pass(c *runtime.Call, k key) bool {
+	limit := b.limitFor(k)
+	switch {
+	case b.grade == GradeThread:
+		return b.passThread(k, limit)
+	case b.throttle:
+		return b.passThrottle(c, k, limit)
+	default:
+		return b.passTokenBucket(k, limit, c.BatchCount(), c.StartMillis())
+	}
+}
+
+// passTokenBucket is Java's ParamFlowChecker.passDefaultLocalCheck: a
+// bucket of tokenCount+burstCount tokens per value, refilled only once
+// durationInSec has passed since the last refill, by
+// passTime*tokenCount/(durationInSec*1000) tokens.
+//
+// Java's refill updates the tokens and then the refill time, so two
+// callers can both refill; here the refill time is claimed first, so a
+// refill happens once. A single caller sees Java's arithmetic exactly.
+func (b *bound) passTokenBucket(k key, tokenCount, acquire, now int64) bool {
+	if tokenCount == 0 {
+		return false
+	}
+	maxCount := tokenCount + b.burst
+	if acquire > maxCount {
+		return false
+	}
+	e, created := b.values.getOrCreate(k, now, maxCount-acquire)
+	if created {
+		return true // a new value starts with a full bucket, less this call
+	}
+	for {
+		last := e.last.Load()
+		passTime := now - last
+		if passTime > b.durationMs {
+			toAdd := refill(passTime, tokenCount, b.durationMs)
+			rest := e.tokens.Load()
+			if rest+min(toAdd, maxCount-rest)-acquire < 0 {
+				return false // Java neither refills nor moves the refill time
+			}
+			if !e.last.CompareAndSwap(last, now) {
+				continue // another call refilled first
+			}
+			for {
+				full := rest + min(toAdd, maxCount-rest)
+				next, ok := full-acquire, true
+				if next < 0 { // drained by other calls meanwhile: keep the refill
+					next, ok = full, false
+				}
+				if e.tokens.CompareAndSwap(rest, next) {
+					return ok
+				}
+				rest = e.tokens.Load()
+			}
+		}
+		old := e.tokens.Load()
+		if old-acquire < 0 {
+			return false
+		}
+		if e.tokens.CompareAndSwap(old, old-acquire) {
+			return true
+		}
+	}
+}
+
+// refill is passTime*tokenCount/durationMs, saturating instead of
+// overflowing after very long idle times.
+func refill(passTime, tokenCount, durationMs int64) int64 {
+	hi, lo := bits.Mul64(uint64(passTime), uint64(tokenCount))
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(lo) / durationMs
+}
+
+// passThrottle is Java's passThrottleLocalCheck: a value's calls are
+// spaced durationInSec*1000/tokenCount ms apart (times the batch count); a
+// call that would wait less than maxQueueingTimeMs waits for its turn, a
+// later one is refused. The wait goes through the runtime clock and gives
+// up, refusing the call, when the caller's context is done.
+//
+// Java sets the last pass time to now and then to the expected time; here
+// it moves straight to the later of the two, so no other call can slip in
+// between.
+func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
+	if tokenCount == 0 {
+		return false
+	}
+	now := c.StartMillis()
+	cost := int64(math.Round(1000 * float64(c.BatchCount()) * float64(b.durationSec) / float64(tokenCount)))
+	e, created := b.values.getOrCreate(k, now, 0)
+	if created {
+		return true
+	}
+	for {
+		last := e.last.Load()
+		expected := last + cost
+		if expected > now && expected-now >= b.maxQueue {
+			return false
+		}
+		if !e.last.CompareAndSwap(last, max(now, expected)) {
+			continue
+		}
+		if wait := expected - now; wait > 0 {
+			if clock.SleepContext(c.Context(), time.Duration(wait)*time.Millisecond) != nil {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// passThread is the thread grade: at most threshold calls of a value in
+// flight (Java: threadCount+1 <= threshold). The count is taken here, with
+// compare-and-swap, so concurrent calls never exceed it (Java checks here
+// and counts later); release gives it back.
+func (b *bound) passThread(k key, threshold int64) bool {
+	if threshold <= 0 {
+		return false
+	}
+	e, _ := b.values.getOrCreate(k, 0, 0)
+	for {
+		cur := e.threads.Load()
+		if cur+1 > threshold {
+			return false
+		}
+		if e.threads.CompareAndSwap(cur, cur+1) {
+			return true
+		}
+	}
+}
+
+// release gives back a thread-grade count taken by passThread.
+func (b *bound) release(k key) {
+	e := b.values.get(k)
+	if e == nil {
+		return
+	}
+	for {
+		cur := e.threads.Load()
+		if cur <= 0 || e.threads.CompareAndSwap(cur, cur-1) {
+			return
+		}
+	}
+}

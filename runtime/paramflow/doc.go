@@ -1,0 +1,88 @@
+// Package paramflow is Sentinel's ParamFlowSlot: hot-parameter rules, which
+// limit the calls of a resource per value of one of its arguments (Java's
+// ParamFlowRuleManager, ParamFlowChecker and ParamFlowRule).
+//
+// Import it to put the slot in the chain (order runtime.OrderParamFlow) and
+// load rules:
+//
+//	r := paramflow.NewRule("getOrder", 0, 5) // 5 calls/s per value of argument 0
+//	r.BurstCount = 3
+//	r.ParamFlowItemList = []paramflow.Item{{Object: "42", ClassType: "long", Count: 100}}
+//	err := paramflow.LoadRules([]paramflow.Rule{r})
+//
+//	e, b := runtime.Entry(ctx, "getOrder", runtime.WithArgs(orderID))
+//
+// or from Java's JSON:
+//
+//	[{"resource": "getOrder", "paramIdx": 0, "grade": 1, "count": 5, "burstCount": 3,
+//	  "paramFlowItemList": [{"object": "42", "classType": "long", "count": 100}]}]
+//
+// Calls pass their arguments with runtime.WithArgs; generated wrappers do
+// so only while Resource.NeedsArgs is true, which this slot's checker makes
+// it for resources with a rule (so resources without one box nothing).
+//
+// # Rules
+//
+// See Rule for the fields and their zero values. Absent JSON fields take
+// Java's defaults (grade QPS, durationInSec 1, maxQueueingTimeMs 0). In Go
+// code, the zero Grade is GradeThread and a nil ParamIdx is invalid: start
+// from NewRule. LoadRules validates as Java's ParamFlowRuleUtil.isValidRule
+// and more (see ValidateRules), and refuses the whole set, naming the
+// index, field and reason of each invalid rule; Java skips invalid rules
+// and items with a warning.
+//
+// # Semantics reproduced from Java
+//
+//   - paramIdx picks the argument; negative counts from the end (-1 is the
+//     last). Calls without arguments, or with fewer than the index needs,
+//     pass. A nil argument passes.
+//   - QPS grade, token bucket (controlBehavior 0): each value has a bucket
+//     of count+burstCount tokens, full on first sight; a call takes its
+//     batch count of tokens; once more than durationInSec has passed since
+//     the last refill, passTime*count/(durationInSec*1000) tokens are added
+//     (capped at the bucket size). count 5, burst 3: eight calls pass at
+//     once, the ninth is refused; 1002 ms later five more pass.
+//   - QPS grade, throttling (controlBehavior 2): a value's calls are spaced
+//     round(1000*batch*durationInSec/count) ms apart; a call whose turn is
+//     less than maxQueueingTimeMs away waits for it (through the runtime
+//     clock; a done context refuses the call), a later one is refused.
+//   - Thread grade: at most count calls of a value in flight. The count is
+//     taken at the check and given back at exit, or at once when a later
+//     slot refuses the call.
+//   - Items give particular values their own count (0 blocks the value).
+//     Items' objects are parsed by classType as Java's parseItemValue and
+//     matched against Go values: integer classes match every Go integer
+//     kind of that value (int, int8..int64, uint..uint64, and named types
+//     of them), double/float match float32 and float64, boolean bool, char
+//     a rune, byte or one-character string, anything else strings. An item
+//     that does not parse is an error (Java skips it).
+//   - A slice or array argument passes only if every element passes, in
+//     order; as in Java, tokens taken for earlier elements are not given
+//     back when a later one is refused (thread counts are).
+//   - An argument implementing Keyer is limited by its ParamKey (Java's
+//     ParamFlowArgument), and so are Keyer elements of a list. Other
+//     values that cannot be map keys (maps, funcs, nested slices, structs
+//     holding interfaces or slices) are not limited; a warning is logged
+//     once.
+//   - A refused call gets a *runtime.BlockError with runtime.BlockParamFlow,
+//     the *Rule, and the argument (as passed) as its triggered value.
+//   - limitApp is ignored, as Java's hot-parameter checks ignore it.
+//   - Cluster mode: there is no token server here; as Java without one, a
+//     cluster QPS rule checks locally when
+//     clusterConfig.fallbackToLocalWhenFail is set and passes otherwise.
+//   - Regex rules (resource is a pattern matching whole names) keep
+//     separate per-value state for each matched resource.
+//
+// # Bounded state
+//
+// Each rule keeps the state of at most 4000*durationInSec values (at most
+// 200,000), Java's ParameterMetric sizes, per resource, in a sharded map
+// with CLOCK eviction (an approximate LRU): a flood of distinct values
+// evicts values unused since the clock hand last passed, and never grows
+// memory past the bound. Values with calls in flight are evicted last. An
+// evicted value starts again with a full bucket. Looking up a value
+// already held takes a shard's read lock and allocates nothing; keys of
+// integers and strings are built without allocation.
+//
+// Reloading a rule equal to one in force keeps its per-value state.
+package paramflow

@@ -1,0 +1,205 @@
+package paramflow
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// compiledRule is a validated rule ready for checks. It is immutable; its
+// per-value state lives in state, which an equal rule reloaded later
+// inherits.
+type compiledRule struct {
+	rule        *Rule // in the loaded copy; BlockError.Rule returns it
+	idx         int
+	grade       Grade
+	throttle    bool
+	count       int64 // Java's (long) count
+	burst       int64
+	durationSec int64
+	durationMs  int64
+	maxQueue    int64
+	items       map[key]int64
+	local       bool // false: a cluster rule without local fallback, which limits nothing
+	regex       *regexp.Regexp
+	state       *ruleState
+}
+
+// ruleState is a rule's per-value state: one cache for an exact rule, one
+// per matched resource for a regex rule (as Java keeps metrics per
+// resource).
+type ruleState struct {
+	capacity int
+	exact    *cache
+	mu       sync.Mutex
+	byName   map[string]*cache
+}
+
+func (s *ruleState) forResource(name string, regex bool) *cache {
+	if !regex {
+		return s.exact
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.byName[name]
+	if c == nil {
+		c = newCache(s.capacity)
+		s.byName[name] = c
+	}
+	return c
+}
+
+// ruleSet is the published, immutable set of rules in force.
+type ruleSet struct {
+	rules      []Rule
+	byResource map[string][]*compiledRule
+	regex      []*compiledRule
+	states     map[string]*ruleState // by rule identity, for reloads
+}
+
+var (
+	loadMu   sync.Mutex
+	inForce  atomic.Pointer[ruleSet]
+	property = runtime.NewProperty(LoadRules)
+)
+
+// Property is the hot-parameter rules' property, which data sources update.
+func Property() *runtime.Property[[]Rule] { return property }
+
+// Rules returns a copy of the rules in force.
+func Rules() []Rule {
+	s := inForce.Load()
+	if s == nil {
+		return nil
+	}
+	out := make([]Rule, len(s.rules))
+	for i, r := range s.rules {
+		out[i] = copyRule(r)
+	}
+	return out
+}
+
+func copyRule(r Rule) Rule {
+	if r.ParamIdx != nil {
+		r.ParamIdx = Index(*r.ParamIdx)
+	}
+	r.ParamFlowItemList = append([]Item(nil), r.ParamFlowItemList...)
+	if r.ClusterConfig != nil {
+		cc := *r.ClusterConfig
+		r.ClusterConfig = &cc
+	}
+	return r
+}
+
+// LoadRules replaces the hot-parameter rules in force with rules, or
+// refuses the whole set (the rules in force stay) with a
+// runtime.RuleErrors naming each invalid rule's index, field and reason.
+// nil or empty clears the rules. A rule equal to one in force keeps its
+// per-value state (tokens, thread counts).
+func LoadRules(rules []Rule) error {
+	if err := ValidateRules(rules); err != nil {
+		return err
+	}
+	loadMu.Lock()
+	defer loadMu.Unlock()
+	var old map[string]*ruleState
+	if s := inForce.Load(); s != nil {
+		old = s.states
+	}
+	if len(rules) == 0 {
+		inForce.Store(nil)
+		runtime.RulesChanged()
+		return nil
+	}
+	s := &ruleSet{
+		byResource: map[string][]*compiledRule{},
+		states:     map[string]*ruleState{},
+	}
+	for _, r := range rules {
+		s.rules = append(s.rules, copyRule(r))
+	}
+	for i := range s.rules {
+		r := &s.rules[i]
+		if r.LimitApp == "" {
+			r.LimitApp = ruleutil.LimitApp(r.LimitApp)
+		}
+		cr := compile(r)
+		id := identity(r)
+		st := old[id]
+		if st == nil {
+			st = s.states[id] // an equal rule twice in one set shares state, as Java's HashSet keeps one
+		}
+		if st == nil {
+			st = &ruleState{capacity: capacityFor(cr.durationSec), byName: map[string]*cache{}}
+			if !r.Regex {
+				st.exact = newCache(st.capacity)
+			}
+		}
+		s.states[id] = st
+		cr.state = st
+		if r.Regex {
+			s.regex = append(s.regex, cr)
+		} else {
+			s.byResource[r.Resource] = append(s.byResource[r.Resource], cr)
+		}
+	}
+	inForce.Store(s)
+	runtime.RulesChanged()
+	return nil
+}
+
+// identity is the text of a rule, so that equal rules compare equal.
+func identity(r *Rule) string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func compile(r *Rule) *compiledRule {
+	cr := &compiledRule{
+		rule:        r,
+		idx:         *r.ParamIdx,
+		grade:       r.Grade,
+		throttle:    r.ControlBehavior == BehaviorRateLimiter,
+		count:       wholeCount(r.Count),
+		burst:       min(r.BurstCount, 1<<53),
+		durationSec: max(r.DurationInSec, 1),
+		maxQueue:    r.MaxQueueingTimeMs,
+		local:       !(r.ClusterMode && r.Grade == GradeQPS) || (r.ClusterConfig != nil && r.ClusterConfig.FallbackToLocalWhenFail),
+	}
+	cr.durationMs = cr.durationSec * 1000
+	if r.Regex {
+		cr.regex, _ = ruleutil.CompileResourceRegex(r.Resource)
+	}
+	if len(r.ParamFlowItemList) > 0 {
+		cr.items = map[key]int64{}
+		for _, it := range r.ParamFlowItemList {
+			keys, _ := itemKeys(it)
+			for _, k := range keys {
+				cr.items[k] = it.Count // later items win, as Java's HashMap
+			}
+		}
+	}
+	return cr
+}
+
+// wholeCount is Java's (long) cast, bounded so that count+burst cannot
+// overflow.
+func wholeCount(c float64) int64 {
+	const limit = 1 << 53
+	return int64(math.Min(math.Trunc(c), limit))
+}
+
+// limitFor is the limit for one value: its item's count, or the rule's.
+func (cr *compiledRule) limitFor(k key) int64 {
+	if cr.items != nil {
+		if n, ok := cr.items[k]; ok {
+			return n
+		}
+	}
+	return cr.count
+}

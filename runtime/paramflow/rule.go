@@ -1,0 +1,212 @@
+package paramflow
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+)
+
+// Grade is what a rule limits per argument value: calls in flight or calls
+// per duration (Java's RuleConstant.FLOW_GRADE_*).
+type Grade int
+
+const (
+	GradeThread Grade = 0 // calls of a value in flight
+	GradeQPS    Grade = 1 // calls of a value per durationInSec; Java's default
+)
+
+var gradeNames = map[int][]string{0: {"thread", "FLOW_GRADE_THREAD"}, 1: {"QPS", "FLOW_GRADE_QPS"}}
+
+func (g Grade) String() string {
+	if ns, ok := gradeNames[int(g)]; ok {
+		return ns[0]
+	}
+	return "Grade(" + strconv.Itoa(int(g)) + ")"
+}
+
+// UnmarshalJSON accepts Java's code (0, 1) or a name ("thread", "QPS").
+func (g *Grade) UnmarshalJSON(data []byte) error {
+	v, err := ruleutil.DecodeEnum(data, gradeNames)
+	if err != nil {
+		return errors.New("grade " + err.Error())
+	}
+	*g = Grade(v)
+	return nil
+}
+
+// ControlBehavior is how a QPS rule admits a value's calls (Java's
+// RuleConstant.CONTROL_BEHAVIOR_*). Hot-parameter rules know two: the
+// token bucket (0) and throttling (2). Warm-up (1, 3) is decoded so that
+// validation can say it is refused.
+type ControlBehavior int
+
+const (
+	BehaviorDefault     ControlBehavior = 0 // token bucket with burst
+	BehaviorRateLimiter ControlBehavior = 2 // throttling: calls evenly spaced, queued up to maxQueueingTimeMs
+)
+
+var behaviorNames = map[int][]string{
+	0: {"default", "token bucket", "CONTROL_BEHAVIOR_DEFAULT"},
+	1: {"warm up", "CONTROL_BEHAVIOR_WARM_UP"},
+	2: {"rate limiter", "throttling", "CONTROL_BEHAVIOR_RATE_LIMITER"},
+	3: {"warm up rate limiter", "CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER"},
+}
+
+func (b ControlBehavior) String() string {
+	if ns, ok := behaviorNames[int(b)]; ok {
+		return ns[0]
+	}
+	return "ControlBehavior(" + strconv.Itoa(int(b)) + ")"
+}
+
+// UnmarshalJSON accepts Java's code or a name ("default", "throttling").
+func (b *ControlBehavior) UnmarshalJSON(data []byte) error {
+	v, err := ruleutil.DecodeEnum(data, behaviorNames)
+	if err != nil {
+		return errors.New("controlBehavior " + err.Error())
+	}
+	*b = ControlBehavior(v)
+	return nil
+}
+
+// Rule is Java's ParamFlowRule: a limit per value of one argument of a
+// resource's calls. JSON field names are Java's; the zero value of each
+// field is documented with it.
+type Rule struct {
+	// Resource is the resource name, or a pattern when Regex is set.
+	Resource string `json:"resource"`
+	// LimitApp is kept for Java compatibility ("default" when blank); as
+	// in Java, hot-parameter rules do not look at the caller's origin.
+	LimitApp string `json:"limitApp,omitempty"`
+	// Grade: thread or QPS. Java's default for absent JSON is QPS (1); the
+	// Go zero value is GradeThread, so set it in Go code (or use NewRule).
+	Grade Grade `json:"grade"`
+	// ParamIdx is the index of the limited argument; negative counts from
+	// the end (-1 is the last). Required: nil is invalid (Java's null).
+	// Index(i) makes one.
+	ParamIdx *int `json:"paramIdx"`
+	// Count is the limit per value (truncated to a whole number, as Java's
+	// cast to long): calls per DurationInSec for QPS, calls in flight for
+	// thread. 0 blocks every value not listed in ParamFlowItemList.
+	Count float64 `json:"count"`
+	// ControlBehavior: BehaviorDefault (token bucket, the zero value) or
+	// BehaviorRateLimiter (throttling). Thread grade ignores it.
+	ControlBehavior ControlBehavior `json:"controlBehavior"`
+	// MaxQueueingTimeMs is how long throttling may hold a call; 0 (Java's
+	// default here) holds none.
+	MaxQueueingTimeMs int64 `json:"maxQueueingTimeMs"`
+	// BurstCount is extra tokens a value's bucket holds beyond Count.
+	BurstCount int64 `json:"burstCount"`
+	// DurationInSec is the span Count is measured over; 0 means Java's
+	// default, 1.
+	DurationInSec int64 `json:"durationInSec"`
+	// ParamFlowItemList gives particular values their own limit.
+	ParamFlowItemList []Item `json:"paramFlowItemList,omitempty"`
+	// ClusterMode asks a cluster token server for tokens. This runtime has
+	// no token server: as Java without one, a cluster QPS rule limits
+	// locally when ClusterConfig.FallbackToLocalWhenFail is set and does
+	// nothing otherwise.
+	ClusterMode   bool           `json:"clusterMode"`
+	ClusterConfig *ClusterConfig `json:"clusterConfig,omitempty"`
+	// Regex makes Resource a pattern that must match a whole resource name;
+	// each matched resource gets its own per-value state.
+	Regex bool `json:"regex"`
+}
+
+// NewRule returns a QPS rule of count calls per second per value of
+// argument paramIdx, with Java's defaults.
+func NewRule(resource string, paramIdx int, count float64) Rule {
+	return Rule{Resource: resource, Grade: GradeQPS, ParamIdx: Index(paramIdx), Count: count, DurationInSec: 1}
+}
+
+// Index returns a pointer to i, for Rule.ParamIdx.
+func Index(i int) *int { return &i }
+
+// ResourceName is the rule's resource (a pattern for regex rules).
+func (r *Rule) ResourceName() string { return r.Resource }
+
+// UnmarshalJSON decodes Java's JSON, with Java's defaults for absent
+// fields (grade QPS, durationInSec 1). Unknown fields are ignored.
+func (r *Rule) UnmarshalJSON(data []byte) error {
+	type plain Rule
+	p := plain{Grade: GradeQPS, DurationInSec: 1}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*r = Rule(p)
+	return nil
+}
+
+// Item is Java's ParamFlowItem: a value with its own limit. Object is the
+// value as text, parsed by ClassType as Java's parseItemValue: "int",
+// "long", "short", "byte" (or java.lang.Integer...) match a Go argument of
+// any integer kind with that value; "double"/"float" a float32 or float64;
+// "boolean" a bool; "char" a rune, a byte or a one-character string; blank
+// or any other class a string. A value that does not parse is an error.
+type Item struct {
+	Object    string `json:"object"`
+	ClassType string `json:"classType,omitempty"`
+	// Count is the value's own limit; 0 blocks the value.
+	Count int64 `json:"count"`
+
+	// Set by UnmarshalJSON when the JSON had no object or no count (Java's
+	// null), which validation refuses. Zero in Go literals.
+	noObject, noCount bool
+}
+
+// UnmarshalJSON accepts a JSON string, number or boolean as the object (a
+// dashboard writes strings; hand-written files often do not).
+func (it *Item) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Object    json.RawMessage `json:"object"`
+		ClassType string          `json:"classType"`
+		Count     *int64          `json:"count"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*it = Item{ClassType: raw.ClassType}
+	switch obj := bytes.TrimSpace(raw.Object); {
+	case len(obj) == 0 || string(obj) == "null":
+		it.noObject = true
+	case obj[0] == '"':
+		if err := json.Unmarshal(obj, &it.Object); err != nil {
+			return err
+		}
+	case obj[0] == '{' || obj[0] == '[':
+		return errors.New("paramFlowItemList object must be a string, number or boolean, not " + string(obj))
+	default:
+		it.Object = string(obj)
+	}
+	if raw.Count == nil {
+		it.noCount = true
+	} else {
+		it.Count = *raw.Count
+	}
+	return nil
+}
+
+// ClusterConfig is Java's ParamFlowClusterConfig.
+type ClusterConfig struct {
+	FlowID                  int64 `json:"flowId"`
+	ThresholdType           int   `json:"thresholdType"`
+	FallbackToLocalWhenFail bool  `json:"fallbackToLocalWhenFail"`
+	// SampleCount and WindowIntervalMs: 0 means Java's defaults, 10 and
+	// 1000.
+	SampleCount      int `json:"sampleCount"`
+	WindowIntervalMs int `json:"windowIntervalMs"`
+}
+
+// UnmarshalJSON applies Java's defaults to absent fields.
+func (c *ClusterConfig) UnmarshalJSON(data []byte) error {
+	type plain ClusterConfig
+	p := plain{SampleCount: 10, WindowIntervalMs: 1000}
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*c = ClusterConfig(p)
+	return nil
+}

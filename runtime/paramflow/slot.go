@@ -1,0 +1,113 @@
+package paramflow
+
+import "github.com/sentinelgen/sentinelgen/runtime"
+
+func init() { runtime.RegisterSlot("ParamFlowSlot", runtime.OrderParamFlow, slot{}) }
+
+type slot struct{}
+
+// Bind gathers the rules of the resource, exact and regex (matched once
+// here, not per call).
+func (slot) Bind(r *runtime.Resource) runtime.Checker {
+	s := inForce.Load()
+	if s == nil {
+		return nil
+	}
+	var k checker
+	for _, cr := range s.byResource[r.Name()] {
+		k.rules = append(k.rules, bound{cr, cr.state.forResource(r.Name(), false)})
+	}
+	for _, cr := range s.regex {
+		if cr.regex.MatchString(r.Name()) {
+			k.rules = append(k.rules, bound{cr, cr.state.forResource(r.Name(), true)})
+		}
+	}
+	if len(k.rules) == 0 {
+		return nil
+	}
+	for i := range k.rules {
+		if k.rules[i].grade == GradeThread {
+			k.hasThread = true
+		}
+	}
+	return &k
+}
+
+type checker struct {
+	rules     []bound
+	hasThread bool
+}
+
+// NeedsArgs tells wrappers to pass arguments: hot-parameter rules read them.
+func (*checker) NeedsArgs() bool { return true }
+
+// argIndex resolves a rule's paramIdx against a call's arguments (Java's
+// applyRealParamIdx): negative counts from the end; out of range, the rule
+// does not apply.
+func argIndex(idx, n int) (int, bool) {
+	if idx < 0 {
+		idx += n
+	}
+	return idx, idx >= 0 && idx < n
+}
+
+// keyBuf is the stack room for an argument's keys; longer lists spill to
+// the heap.
+const keyBuf = 4
+
+// Check is Java's ParamFlowSlot.checkFlow: each rule in turn checks the
+// value of its argument, or every element of a slice or array argument.
+func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
+	args := c.Args()
+	if len(args) == 0 {
+		return nil
+	}
+	var buf [keyBuf]key
+	for i := range k.rules {
+		b := &k.rules[i]
+		idx, ok := argIndex(b.idx, len(args))
+		if !ok || !b.local {
+			continue
+		}
+		keys := appendKeys(buf[:0], args[idx])
+		for j, key := range keys {
+			if b.pass(c, key) {
+				continue
+			}
+			if b.grade == GradeThread {
+				for _, taken := range keys[:j] {
+					b.release(taken)
+				}
+			}
+			k.release(c, i)
+			return c.Block(runtime.BlockParamFlow, b.rule, args[idx])
+		}
+	}
+	return nil
+}
+
+// Exit gives back the thread-grade counts the call took.
+func (k *checker) Exit(c *runtime.Call) {
+	if k.hasThread {
+		k.release(c, len(k.rules))
+	}
+}
+
+// release gives back the thread-grade counts taken by the first n rules.
+func (k *checker) release(c *runtime.Call, n int) {
+	if !k.hasThread {
+		return
+	}
+	args := c.Args()
+	var buf [keyBuf]key
+	for i := range k.rules[:n] {
+		b := &k.rules[i]
+		idx, ok := argIndex(b.idx, len(args))
+		if b.grade != GradeThread || !ok || !b.local {
+			continue
+		}
+		for _, key := range appendKeys(buf[:0], args[idx]) {
+			b.release(key)
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package paramflow
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// ValidateRules checks rules as LoadRules does, and loads nothing.
+//
+// The checks are Java's ParamFlowRuleUtil.isValidRule (resource not blank,
+// count >= 0, a known grade, paramIdx set, burstCount >= 0,
+// maxQueueingTimeMs >= 0, durationInSec > 0, a valid cluster config in
+// cluster mode, a compilable regex that is neither cluster mode nor
+// throttling), plus: NaN or infinite counts, warm-up control behaviors
+// (Java silently uses the token bucket for them), and items that Java
+// would skip with a warning (no object, no count, a negative count, an
+// object that does not parse as its classType).
+func ValidateRules(rules []Rule) error {
+	var errs runtime.RuleErrors
+	for i := range rules {
+		for _, e := range validate(&rules[i]) {
+			e.Index, e.Resource = i, rules[i].Resource
+			errs = append(errs, e)
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+func validate(r *Rule) []*runtime.RuleError {
+	var errs []*runtime.RuleError
+	bad := func(field, format string, args ...any) {
+		errs = append(errs, &runtime.RuleError{Field: field, Reason: fmt.Sprintf(format, args...)})
+	}
+	if strings.TrimSpace(r.Resource) == "" {
+		bad("resource", "is blank")
+	} else if r.Regex {
+		if _, err := ruleutil.CompileResourceRegex(r.Resource); err != nil {
+			bad("resource", "is not a valid regular expression: %v", err)
+		}
+	}
+	if math.IsNaN(r.Count) || math.IsInf(r.Count, 0) || r.Count < 0 {
+		bad("count", "%v is not a number >= 0", r.Count)
+	}
+	if r.Grade != GradeThread && r.Grade != GradeQPS {
+		bad("grade", "%d is not one of 0 (thread), 1 (QPS)", int(r.Grade))
+	}
+	if r.ParamIdx == nil {
+		bad("paramIdx", "is missing: it is required (the index of the limited argument; negative counts from the end)")
+	}
+	switch r.ControlBehavior {
+	case BehaviorDefault, BehaviorRateLimiter:
+	case 1, 3:
+		bad("controlBehavior", "%d (warm-up) is not supported by hot-parameter rules: use 0 (token bucket) or 2 (throttling)", int(r.ControlBehavior))
+	default:
+		bad("controlBehavior", "%d is not one of 0 (token bucket), 2 (throttling)", int(r.ControlBehavior))
+	}
+	if r.BurstCount < 0 {
+		bad("burstCount", "%d is negative", r.BurstCount)
+	}
+	if r.DurationInSec < 0 {
+		bad("durationInSec", "%d is negative (0 means 1)", r.DurationInSec)
+	}
+	if r.MaxQueueingTimeMs < 0 {
+		bad("maxQueueingTimeMs", "%d is negative", r.MaxQueueingTimeMs)
+	}
+	if r.ClusterMode {
+		switch cc := r.ClusterConfig; {
+		case cc == nil:
+			bad("clusterConfig", "is missing: cluster mode needs one")
+		default:
+			if cc.FlowID <= 0 {
+				bad("clusterConfig.flowId", "%d is not > 0", cc.FlowID)
+			}
+			sc, wi := clusterWindow(cc)
+			if sc <= 0 || wi <= 0 || wi%sc != 0 {
+				bad("clusterConfig.windowIntervalMs", "%d ms is not a positive multiple of sampleCount %d", wi, sc)
+			}
+		}
+		if r.Regex {
+			bad("clusterMode", "a regex rule cannot be a cluster rule")
+		}
+	}
+	if r.Regex && r.ControlBehavior != BehaviorDefault {
+		bad("controlBehavior", "a regex rule must use 0 (token bucket), not %d", int(r.ControlBehavior))
+	}
+	for j, it := range r.ParamFlowItemList {
+		if _, err := itemKeys(it); err != nil {
+			bad(fmt.Sprintf("paramFlowItemList[%d]", j), "%v", err)
+		}
+	}
+	return errs
+}
+
+func clusterWindow(cc *ClusterConfig) (sampleCount, windowIntervalMs int) {
+	sampleCount, windowIntervalMs = cc.SampleCount, cc.WindowIntervalMs
+	if sampleCount == 0 {
+		sampleCount = 10
+	}
+	if windowIntervalMs == 0 {
+		windowIntervalMs = 1000
+	}
+	return sampleCount, windowIntervalMs
+}
+
+// itemKeys parses an item as Java's parseItemValue and returns the keys of
+// the Go argument values it matches. Where Java skips an item with a
+// warning, it is an error here.
+func itemKeys(it Item) ([]key, error) {
+	if it.noObject {
+		return nil, fmt.Errorf("object is missing")
+	}
+	if it.noCount {
+		return nil, fmt.Errorf("count is missing")
+	}
+	if it.Count < 0 {
+		return nil, fmt.Errorf("count %d is negative", it.Count)
+	}
+	s, class := it.Object, strings.TrimSpace(it.ClassType)
+	parseInt := func(bits int) ([]key, error) {
+		v, err := strconv.ParseInt(s, 10, bits)
+		if err != nil {
+			return nil, fmt.Errorf("object %q is not a valid %s", s, class)
+		}
+		return []key{intKey(v)}, nil
+	}
+	switch class {
+	case "":
+		return []key{stringKey(s)}, nil
+	case "int", "java.lang.Integer":
+		return parseInt(32)
+	case "long", "java.lang.Long":
+		return parseInt(64)
+	case "short", "java.lang.Short":
+		return parseInt(16)
+	case "byte", "java.lang.Byte":
+		return parseInt(8)
+	case "boolean", "java.lang.Boolean":
+		// Java's Boolean.parseBoolean reads anything but "true" as false;
+		// a typo is refused here instead.
+		switch strings.ToLower(s) {
+		case "true":
+			return []key{boolKey(true)}, nil
+		case "false":
+			return []key{boolKey(false)}, nil
+		}
+		return nil, fmt.Errorf("object %q is not true or false", s)
+	case "double", "java.lang.Double", "float", "java.lang.Float":
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("object %q is not a valid %s", s, class)
+		}
+		// A float32 argument is keyed as float64(float32(x)): match both.
+		keys := []key{floatKey(f)}
+		if f32 := float64(float32(f)); f32 != f {
+			keys = append(keys, floatKey(f32))
+		}
+		return keys, nil
+	case "char":
+		r, size := utf8.DecodeRuneInString(s)
+		if size == 0 {
+			return nil, fmt.Errorf("object is empty: a char needs one character")
+		}
+		return []key{intKey(int64(r)), stringKey(s[:size])}, nil
+	}
+	return []key{stringKey(s)}, nil
+}
