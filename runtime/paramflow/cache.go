@@ -53,9 +53,9 @@ type shard struct {
 	strs   map[string]*entry
 	others map[key]*entry
 	ring   []*entry
-	hand int
-	cap  int
-	_    [64]byte // keep shards' locks on separate cache lines
+	hand   int
+	cap    int
+	_      [64]byte // keep shards' locks on separate cache lines
 }
 
 func newCache(capacity int) *cache {
