@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -260,4 +261,23 @@ func TestRequestContextCancellationReachesTheHandler(t *testing.T) {
 	ctx, cancel := contextWithCancel(req)
 	cancel()
 	serve("/mw/cancel", h, req.WithContext(ctx))
+}
+
+func TestHandlerGoexitExitsTheEntryWithoutAnError(t *testing.T) {
+	clk := handClock(t)
+	record(t)
+	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { goruntime.Goexit() })
+	mux := http.NewServeMux()
+	mux.Handle("/mw/goexit", h)
+	mw := nethttp.Middleware()(mux)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mw.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/mw/goexit", nil))
+	}()
+	<-done
+	cl := cluster(t, "/mw/goexit")
+	assert.Zero(t, cl.Threads())
+	assert.Zero(t, cl.ExceptionQPS(clk.Millis()))
+	assert.Equal(t, 1.0, cl.SuccessQPS(clk.Millis()))
 }

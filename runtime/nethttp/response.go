@@ -11,8 +11,8 @@ import (
 // Middleware can count 5xx responses as errors.
 //
 // It keeps the optional interfaces of the ResponseWriter it wraps:
-// Unwrap serves http.ResponseController (Flush, Hijack, deadlines, full
-// duplex), and Flush, Hijack, Push and ReadFrom are methods of their own
+// Unwrap serves http.ResponseController (deadlines, full duplex), and
+// Flush, FlushError, Hijack, Push and ReadFrom are methods of their own
 // for code that type-asserts http.Flusher, http.Hijacker, http.Pusher or
 // io.ReaderFrom. Where the wrapped writer lacks one, Hijack and Push return
 // http.ErrNotSupported and Flush does nothing, as http.ResponseController
@@ -53,11 +53,15 @@ func (w *statusWriter) Write(p []byte) (int, error) {
 // Unwrap returns the wrapped ResponseWriter, for http.ResponseController.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (w *statusWriter) Flush() {
+func (w *statusWriter) Flush() { _ = w.FlushError() }
+
+// FlushError is what http.ResponseController.Flush calls first: it keeps
+// the wrapped writer's flush error.
+func (w *statusWriter) FlushError() error {
 	if w.code == 0 {
 		w.code = http.StatusOK
 	}
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {

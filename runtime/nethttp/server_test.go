@@ -1,11 +1,11 @@
 package nethttp_test
 
 import (
-	"bufio"
 	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,13 +146,31 @@ func TestResponseWriterKeepsItsOptionalInterfacesOnARealListener(t *testing.T) {
 	assert.Zero(t, runtime.InboundNode().Threads())
 }
 
-func TestHijackFailsCleanlyWhereUnsupported(t *testing.T) {
+// minimalWriter is a ResponseWriter with none of the optional interfaces.
+type minimalWriter struct {
+	header http.Header
+	code   int
+}
+
+func (w *minimalWriter) Header() http.Header         { return w.header }
+func (w *minimalWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (w *minimalWriter) WriteHeader(code int)        { w.code = code }
+
+func TestOptionalInterfacesFailCleanlyWhereTheServerLacksThem(t *testing.T) {
 	record(t)
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _, err := w.(http.Hijacker).Hijack()
 		assert.ErrorIs(t, err, http.ErrNotSupported)
-		var rw *bufio.ReadWriter
-		assert.Nil(t, rw)
+		assert.ErrorIs(t, http.NewResponseController(w).Flush(), http.ErrNotSupported)
+		assert.ErrorIs(t, w.(http.Pusher).Push("/x", nil), http.ErrNotSupported)
+		w.(http.Flusher).Flush() // does nothing
+		n, err := w.(io.ReaderFrom).ReadFrom(strings.NewReader("body"))
+		assert.NoError(t, err)
+		assert.Equal(t, int64(4), n)
 	})
-	serve("/srv/nohijack", h, httptest.NewRequest("GET", "/srv/nohijack", nil))
+	mux := http.NewServeMux()
+	mux.Handle("/srv/minimal", h)
+	w := &minimalWriter{header: http.Header{}}
+	nethttp.Middleware()(mux).ServeHTTP(w, httptest.NewRequest("GET", "/srv/minimal", nil))
+	assert.Zero(t, cluster(t, "/srv/minimal").Threads())
 }
