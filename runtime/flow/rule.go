@@ -223,7 +223,10 @@ type ruleKey struct {
 }
 
 func keyOf(r *Rule, coldFactor int) ruleKey {
-	k := ruleKey{rule: *r, coldFactor: coldFactor}
+	k := ruleKey{rule: *r}
+	if r.Grade == GradeQPS && (r.ControlBehavior == WarmUp || r.ControlBehavior == WarmUpThrottling) {
+		k.coldFactor = coldFactor // only warm-up state depends on it
+	}
 	k.rule.ClusterConfig = nil
 	if r.ClusterConfig != nil {
 		k.cluster, k.hasCluster = *r.ClusterConfig, true

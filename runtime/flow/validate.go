@@ -72,6 +72,13 @@ func validateRule(i int, r *Rule) runtime.RuleErrors {
 	if !behaviorOK {
 		bad("controlBehavior", "%d is not one of 0..3 (Reject, WarmUp, Throttling, WarmUpThrottling)", int(r.ControlBehavior))
 	}
+	// Java's fields are ints.
+	if r.WarmUpPeriodSec > math.MaxInt32 {
+		bad("warmUpPeriodSec", "%d does not fit Java's int", r.WarmUpPeriodSec)
+	}
+	if r.MaxQueueingTimeMs > math.MaxInt32 {
+		bad("maxQueueingTimeMs", "%d does not fit Java's int", r.MaxQueueingTimeMs)
+	}
 	// Java checks the shaping fields of QPS rules only: thread rules
 	// always reject, whatever their behavior says.
 	if r.Grade == GradeQPS && behaviorOK {

@@ -31,6 +31,7 @@ func TestValidateRefusesWithIndexFieldAndReason(t *testing.T) {
 		{"chain thread rule without refResource", flow.Rule{Resource: "a", Strategy: flow.Chain}, "refResource", "is blank; strategy 2 (Chain)"},
 		{"warm up with a negative period", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ControlBehavior: flow.WarmUp, WarmUpPeriodSec: -1}, "warmUpPeriodSec", "-1 must be > 0"},
 		{"throttling with a negative queue", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ControlBehavior: flow.Throttling, MaxQueueingTimeMs: -5}, "maxQueueingTimeMs", "-5 must be > 0"},
+		{"a period past Java's int", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ControlBehavior: flow.WarmUp, WarmUpPeriodSec: 1 << 31}, "warmUpPeriodSec", "does not fit Java's int"},
 		{"bad regex", flow.Rule{Resource: "a(", Regex: true, Grade: flow.GradeQPS}, "resource", "is not a valid regular expression"},
 		{"regex with warm up", flow.Rule{Resource: "a.*", Regex: true, Grade: flow.GradeQPS, ControlBehavior: flow.WarmUp}, "controlBehavior", "on a regex rule"},
 		{"regex in cluster mode", flow.Rule{Resource: "a.*", Regex: true, Grade: flow.GradeQPS, ClusterMode: true, ClusterConfig: cluster(flow.ClusterConfig{FlowID: 1})}, "clusterMode", "regex rule"},

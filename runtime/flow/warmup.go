@@ -33,8 +33,9 @@ func newWarmUp(count float64, warmUpPeriodSec, coldFactor int) *warmUp {
 	// warningToken = (int)(warmUpPeriodInSec * count) / (coldFactor - 1)
 	w.warningToken = javaInt(period*count) / (int32(coldFactor) - 1)
 	// maxToken = warningToken + (int)(2 * warmUpPeriodInSec * count / (1.0 + coldFactor)),
-	// in Java's wrapping int arithmetic.
-	w.maxToken = w.warningToken + javaInt(2*period*count/(1.0+float64(coldFactor)))
+	// in Java's wrapping int arithmetic (2 * warmUpPeriodInSec is an int).
+	twicePeriod := float64(2 * int32(warmUpPeriodSec))
+	w.maxToken = w.warningToken + javaInt(twicePeriod*count/(1.0+float64(coldFactor)))
 	// slope = (coldFactor - 1.0) / count / (maxToken - warningToken)
 	w.slope = (float64(coldFactor) - 1.0) / count / float64(w.maxToken-w.warningToken)
 	return w

@@ -1,0 +1,159 @@
+package bench
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sony/gobreaker/v2"
+	"golang.org/x/time/rate"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+)
+
+// Resources of the runtime cases; each case has its own, so that one
+// case's statistics never slow another's.
+const (
+	resNoRules         = "bench-no-rules"
+	resNoRulesParallel = "bench-no-rules-parallel"
+	resFlow            = "bench-flow-qps"
+	resFlowParallel    = "bench-flow-qps-parallel"
+)
+
+// admitting is a count no benchmark reaches in a second.
+const admitting = 1e12
+
+func loadFlowRules(b *testing.B) {
+	b.Helper()
+	err := flow.LoadRules([]flow.Rule{
+		{Resource: resFlow, Grade: flow.GradeQPS, Count: admitting},
+		{Resource: resFlowParallel, Grade: flow.GradeQPS, Count: admitting},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = flow.LoadRules(nil) })
+}
+
+// --- golang.org/x/time/rate: the yardstick ---
+
+func newLimiter() *rate.Limiter { return rate.NewLimiter(rate.Limit(admitting), 1<<30) }
+
+func BenchmarkRateAllow(b *testing.B) {
+	l := newLimiter()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !l.Allow() {
+			b.Fatal("refused")
+		}
+	}
+}
+
+func BenchmarkRateAllowParallel(b *testing.B) {
+	l := newLimiter()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if !l.Allow() {
+				b.Error("refused")
+				return
+			}
+		}
+	})
+}
+
+// --- github.com/sony/gobreaker/v2 ---
+
+func newBreaker() *gobreaker.CircuitBreaker[int] {
+	return gobreaker.NewCircuitBreaker[int](gobreaker.Settings{Name: "bench"})
+}
+
+func succeed() (int, error) { return 1, nil }
+
+func BenchmarkGobreakerExecute(b *testing.B) {
+	cb := newBreaker()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := cb.Execute(succeed); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGobreakerExecuteParallel(b *testing.B) {
+	cb := newBreaker()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := cb.Execute(succeed); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// --- runtime.Entry + Exit ---
+
+// entryExit is one protected call through a declared resource handle, as
+// generated wrappers make it.
+func entryExit(b *testing.B, r *runtime.Resource, ctx context.Context) bool {
+	e, blk := r.Entry(ctx)
+	if blk != nil {
+		b.Error(blk)
+		return false
+	}
+	e.Exit()
+	return true
+}
+
+func benchEntryExit(b *testing.B, resource string) {
+	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !entryExit(b, r, ctx) {
+			return
+		}
+	}
+}
+
+func benchEntryExitParallel(b *testing.B, resource string) {
+	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if !entryExit(b, r, ctx) {
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkEntryExitNoRules(b *testing.B) { benchEntryExit(b, resNoRules) }
+
+func BenchmarkEntryExitNoRulesParallel(b *testing.B) { benchEntryExitParallel(b, resNoRulesParallel) }
+
+// One admitting Direct Reject QPS rule: DESIGN.md's target is at most 0.6x
+// BenchmarkRateAllow and at most one allocation.
+func BenchmarkEntryExitFlowQPS(b *testing.B) {
+	loadFlowRules(b)
+	benchEntryExit(b, resFlow)
+}
+
+func BenchmarkEntryExitFlowQPSParallel(b *testing.B) {
+	loadFlowRules(b)
+	benchEntryExitParallel(b, resFlowParallel)
+}
+
+// --- circuit breakers: for the runtime/degrade owner ---
+//
+// Add here, beside the flow cases above and with the same helpers:
+//
+//   - BenchmarkEntryExitBreaker / ...Parallel: one closed runtime/degrade
+//     breaker on its own resource;
+//   - BenchmarkEntryExitFlowQPSAndBreaker / ...Parallel: one admitting flow
+//     rule and one closed breaker on the same resource, DESIGN.md's full
+//     target (<= 0.6x BenchmarkRateAllow, <= 1 allocation), to be read
+//     against BenchmarkGobreakerExecute.

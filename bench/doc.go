@@ -1,0 +1,21 @@
+// Package bench holds no code: its tests are the side-by-side benchmarks
+// of DESIGN.md's performance targets, run in one process so that the
+// figures are comparable:
+//
+//	go test ./bench -run x -bench . -benchmem -count 5
+//
+// Each case runs serially and under b.RunParallel:
+//
+//   - RateAllow: golang.org/x/time/rate Limiter.Allow with a limit it never
+//     reaches, the yardstick (DESIGN.md: about 100 ns here);
+//   - GobreakerExecute: github.com/sony/gobreaker/v2 Execute of a call that
+//     succeeds (a closed breaker);
+//   - EntryExitNoRules: runtime.Entry + Exit of a resource without rules;
+//   - EntryExitFlowQPS: runtime.Entry + Exit with one admitting Direct
+//     Reject QPS flow rule. Target: at most 0.6x RateAllow, at most one
+//     allocation (the entry).
+//
+// The circuit-breaker cases (a closed runtime/degrade breaker, and one
+// flow rule plus one breaker, DESIGN.md's full target) belong to the
+// degrade package's owner; bench_test.go marks where they go.
+package bench
