@@ -200,3 +200,16 @@ func TestMiddlewareEntersTheWebContextWithTheParsedOrigin(t *testing.T) {
 		})
 	}
 }
+
+func TestMiddlewareOnAnInnerMuxNamesTheInnerPattern(t *testing.T) {
+	rec := record(t)
+	inner := http.NewServeMux()
+	inner.Handle("GET /items/{id}", ok)
+	outer := http.NewServeMux()
+	// The outer mux sets r.Pattern to "/name/api/"; the inner mux decides.
+	outer.Handle("/name/api/", http.StripPrefix("/name/api", nethttp.Middleware()(inner)))
+	w := httptest.NewRecorder()
+	outer.ServeHTTP(w, httptest.NewRequest("GET", "/name/api/items/3", nil))
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, []string{"/items/{id}"}, rec.names())
+}
