@@ -22,11 +22,10 @@ type breaker struct {
 	rule     *Rule
 	resource string
 
-	grade       Grade
-	maxRT       int64   // slow-ratio rules: calls slower than this are bad
-	threshold   float64 // the ratio or count that must be exceeded
-	minRequests int64
-	recoveryMs  int64
+	grade      Grade
+	maxRT      int64   // slow-ratio rules: calls slower than this are bad
+	threshold  float64 // the ratio or count that must be exceeded
+	recoveryMs int64
 
 	state     atomic.Int32
 	nextRetry atomic.Int64                 // Unix ms from which an OPEN breaker lets a probe through
@@ -36,13 +35,12 @@ type breaker struct {
 
 func newBreaker(rule *Rule, resource string) *breaker {
 	b := &breaker{
-		rule:        rule,
-		resource:    resource,
-		grade:       rule.Grade,
-		threshold:   rule.Count,
-		minRequests: int64(rule.MinRequestAmount),
-		recoveryMs:  int64(rule.TimeWindow) * 1000,
-		stat:        newWindow(int64(rule.StatIntervalMs)),
+		rule:       rule,
+		resource:   resource,
+		grade:      rule.Grade,
+		threshold:  rule.Count,
+		recoveryMs: int64(rule.TimeWindow) * 1000,
+		stat:       newWindow(int64(rule.StatIntervalMs), int64(rule.MinRequestAmount)),
 	}
 	if rule.Grade == SlowRequestRatio {
 		b.maxRT = rule.maxAllowedRT()
@@ -98,7 +96,7 @@ func (b *breaker) complete(c *runtime.Call, now int64) {
 	} else {
 		bad = c.Err() != nil
 	}
-	total, badCount := b.stat.add(now, bad)
+	check, total, badCount := b.stat.add(now, bad)
 
 	switch State(b.state.Load()) {
 	case Open:
@@ -126,7 +124,7 @@ func (b *breaker) complete(c *runtime.Call, now int64) {
 		return
 	}
 
-	if total < b.minRequests {
+	if !check {
 		return
 	}
 	measure := float64(badCount)

@@ -89,8 +89,10 @@
 // # Cost
 //
 // A closed breaker costs its call one atomic load on entry and, on exit,
-// one clock read, two atomic adds and the threshold arithmetic; it
-// allocates nothing (its bucket is replaced once per statIntervalMs). The
-// rule set is published through an atomic pointer; no lock is taken on the
-// call path.
+// one clock read and one atomic add on a per-processor counter (Java's
+// LongAdder). Only the completions that can open the breaker (bad ones,
+// and the one that brings the bucket to minRequestAmount) sum the counters
+// and compare. Nothing is allocated per call (the bucket is replaced once
+// per statIntervalMs), and the rule set is published through an atomic
+// pointer: no lock is taken on the call path.
 package degrade

@@ -160,3 +160,27 @@ func TestStatisticsWindowTumblesOnIntervalBoundaries(t *testing.T) {
 	require.True(t, call(clk, res, 0, errBusiness))
 	assert.Equal(t, degrade.Open, state(t, res, 0))
 }
+
+// Java's special case is for slow ratios only: an error ratio of 1.0 never
+// exceeds a threshold of 1.0.
+func TestErrorRatioOfOneNeverOpensAtThresholdOne(t *testing.T) {
+	clk := setup(t)
+	const res = "error-ratio-one"
+	load(t, degrade.Rule{Resource: res, Grade: degrade.ErrorRatio, Count: 1, TimeWindow: 1, MinRequestAmount: 1})
+	for range 10 {
+		require.True(t, call(clk, res, 0, errBusiness))
+	}
+	assert.Equal(t, degrade.Closed, state(t, res, 0))
+}
+
+func TestNothingOpensBelowMinRequestAmount(t *testing.T) {
+	clk := setup(t)
+	const res = "below-min"
+	load(t, degrade.Rule{Resource: res, Grade: degrade.ErrorRatio, Count: 0, TimeWindow: 1, MinRequestAmount: 10})
+	for range 9 {
+		require.True(t, call(clk, res, 0, errBusiness))
+	}
+	assert.Equal(t, degrade.Closed, state(t, res, 0), "9 errors of 9 calls, 10 needed")
+	require.True(t, call(clk, res, 0, nil))
+	assert.Equal(t, degrade.Open, state(t, res, 0), "the 10th call, good, brings the bucket to 10: 0.9 > 0")
+}

@@ -1,6 +1,10 @@
 package degrade
 
-import "sync/atomic"
+import (
+	goruntime "runtime"
+	"sync/atomic"
+	_ "unsafe" // for go:linkname
+)
 
 // window is a breaker's statistics: Java's LeapArray of one bucket of
 // statIntervalMs, that is a tumbling window whose buckets start at
@@ -8,18 +12,33 @@ import "sync/atomic"
 // ones among them (slow, or failed). A new interval replaces the bucket
 // (one small allocation per interval in which calls complete), and reset
 // replaces it early, as Java's resetStat zeroes the current bucket.
+//
+// The count of calls is written by every completion, so past the first
+// minRequests of a bucket it is striped by processor, as Java's LongAdder
+// and the runtime's node counters are: parallel callers do not fight over
+// one cache line. The first minRequests are counted on one counter so that
+// exactly one completion sees the bucket reach minRequests.
 type window struct {
-	interval int64
-	cur      atomic.Pointer[bucket]
+	interval    int64
+	minRequests int64
+	cur         atomic.Pointer[bucket]
 }
 
 type bucket struct {
 	start int64
-	total atomic.Int64
 	bad   atomic.Int64
+	early atomic.Int64 // completions while the bucket held fewer than minRequests
+	cells []cell       // completions after that, striped by processor
 }
 
-func newWindow(intervalMs int64) *window { return &window{interval: intervalMs} }
+type cell struct {
+	n atomic.Int64
+	_ [56]byte // one cache line each
+}
+
+func newWindow(intervalMs, minRequests int64) *window {
+	return &window{interval: intervalMs, minRequests: minRequests}
+}
 
 func (w *window) start(now int64) int64 {
 	s := now - now%w.interval
@@ -29,45 +48,88 @@ func (w *window) start(now int64) int64 {
 	return s
 }
 
+func newBucket(start int64) *bucket {
+	return &bucket{start: start, cells: make([]cell, stripes)}
+}
+
 // at returns the bucket for time now, replacing a bucket of an earlier
 // interval. A bucket of a later interval (the clock went back) is kept, so
 // counts land in the newest interval rather than resetting it.
 func (w *window) at(now int64) *bucket {
+	if b := w.cur.Load(); b != nil && now >= b.start && now-b.start < w.interval {
+		return b // the common case, without a division
+	}
 	start := w.start(now)
 	for {
 		b := w.cur.Load()
 		if b != nil && b.start >= start {
 			return b
 		}
-		nb := &bucket{start: start}
+		nb := newBucket(start)
 		if w.cur.CompareAndSwap(b, nb) {
 			return nb
 		}
 	}
 }
 
-// add counts one completed call at now and returns the bucket's totals,
-// this call included.
-func (w *window) add(now int64, bad bool) (total, badCount int64) {
+// add counts one completed call at now. It reports whether the breaker
+// must compare its measure with the threshold, and then the bucket's
+// totals, this call included. A bucket below minRequests never opens a
+// breaker (Java), and past it only a bad call can raise the measure (a good
+// one lowers a ratio and leaves a count), so only the completion that
+// brings the bucket to minRequests and bad completions after it check.
+func (w *window) add(now int64, bad bool) (check bool, total, badCount int64) {
 	b := w.at(now)
 	if bad {
-		badCount = b.bad.Add(1)
-		total = b.total.Add(1)
+		b.bad.Add(1)
+	}
+	if b.early.Load() < w.minRequests {
+		n := b.early.Add(1)
+		if n < w.minRequests {
+			return false, 0, 0
+		}
+		check = n == w.minRequests || bad
 	} else {
-		total = b.total.Add(1)
-		badCount = b.bad.Load()
+		b.cells[stripe()].n.Add(1)
+		check = bad
 	}
-	return total, badCount
-}
-
-// counts returns the totals of the bucket for time now.
-func (w *window) counts(now int64) (total, badCount int64) {
-	b := w.cur.Load()
-	if b == nil || b.start != w.start(now) {
-		return 0, 0
+	if !check {
+		return false, 0, 0
 	}
-	return b.total.Load(), b.bad.Load()
+	total = b.early.Load()
+	for i := range b.cells {
+		total += b.cells[i].n.Load()
+	}
+	return true, total, b.bad.Load()
 }
 
 // reset empties the current interval.
-func (w *window) reset(now int64) { w.cur.Store(&bucket{start: w.start(now)}) }
+func (w *window) reset(now int64) { w.cur.Store(newBucket(w.start(now))) }
+
+// Striping by processor, as package runtime/stat does: runtime.procPin is
+// the cheapest way to learn the current P, and is on the Go runtime's list
+// of linknamed symbols kept for widely used packages.
+
+//go:linkname procPin runtime.procPin
+func procPin() int
+
+//go:linkname procUnpin runtime.procUnpin
+func procUnpin()
+
+// stripes is a power of two, at least GOMAXPROCS at start-up, at most 16.
+var stripes = func() int {
+	n := 1
+	for n < goruntime.GOMAXPROCS(0) && n < 16 {
+		n <<= 1
+	}
+	return n
+}()
+
+func stripe() int {
+	if stripes == 1 {
+		return 0
+	}
+	p := procPin()
+	procUnpin()
+	return p & (stripes - 1)
+}

@@ -1,0 +1,38 @@
+package degrade
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestWindowChecksOnlyWhereTheMeasureCanCross(t *testing.T) {
+	w := newWindow(1000, 3)
+	check, _, _ := w.add(10, true)
+	assert.False(t, check, "1 call < minRequests")
+	check, _, _ = w.add(20, false)
+	assert.False(t, check, "2 calls < minRequests")
+	check, total, bad := w.add(30, false)
+	assert.True(t, check, "the completion that reaches minRequests checks")
+	assert.Equal(t, [2]int64{3, 1}, [2]int64{total, bad})
+	check, _, _ = w.add(40, false)
+	assert.False(t, check, "past minRequests a good call cannot raise the measure")
+	check, total, bad = w.add(50, true)
+	assert.True(t, check)
+	assert.Equal(t, [2]int64{5, 2}, [2]int64{total, bad})
+}
+
+func TestWindowTumblesAndKeepsTheNewestBucket(t *testing.T) {
+	w := newWindow(1000, 1)
+	w.add(999, true)
+	_, total, _ := w.add(1000, true)
+	assert.Equal(t, int64(1), total, "1000 starts a new bucket")
+	_, total, bad := w.add(500, true)
+	assert.Equal(t, [2]int64{2, 2}, [2]int64{total, bad}, "a clock that went back counts in the newest bucket")
+	w.reset(1500)
+	_, total, _ = w.add(1600, true)
+	assert.Equal(t, int64(1), total, "reset empties the interval")
+	_, total, _ = w.add(-1, true)
+	assert.Equal(t, int64(2), total)
+	assert.Equal(t, int64(-1000), newWindow(1000, 1).start(-1), "negative times align down")
+}
