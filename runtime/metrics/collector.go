@@ -1,0 +1,223 @@
+package metrics
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+	"github.com/sentinelgen/sentinelgen/runtime/inforce"
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
+)
+
+// Collector is a prometheus.Collector of the runtime's figures. It reads
+// them when scraped; calls do no work for it. Register it on the
+// application's registry:
+//
+//	reg.MustRegister(metrics.NewCollector(metrics.WithSource(src)))
+//
+// A Collector is safe for concurrent scrapes.
+type Collector struct {
+	cfg config
+
+	mu     sync.Mutex // serialises folding
+	res    map[string]*totals
+	inroot totals
+}
+
+// NewCollector returns a collector of every resource's figures, the rules
+// in force, the circuit breakers, and the data sources given with
+// WithSource.
+func NewCollector(opts ...Option) *Collector {
+	c := &Collector{res: make(map[string]*totals)}
+	for _, o := range opts {
+		o(&c.cfg)
+	}
+	if c.cfg.kinds == nil {
+		c.cfg.kinds = inforce.Kinds()
+	}
+	c.cfg.kinds = append(c.cfg.kinds, c.cfg.extraKinds...)
+	return c
+}
+
+// Option configures a Collector.
+type Option func(*config)
+
+type config struct {
+	sources    []StatusSource
+	kinds      []inforce.Kind
+	extraKinds []inforce.Kind
+}
+
+// StatusSource is a rule data source that reports its state, such as a
+// *file.Source of runtime/datasource/file.
+type StatusSource interface {
+	Status() datasource.Status
+}
+
+// WithSource reports src's reloads: how many versions it loaded and
+// refused, whether the last one loaded, and how many rules it holds.
+func WithSource(src StatusSource) Option {
+	return func(c *config) { c.sources = append(c.sources, src) }
+}
+
+// WithRuleKind also counts the rules of a kind of the application's own
+// (see inforce.KindOf) in sentinel_rules.
+func WithRuleKind(k inforce.Kind) Option {
+	return func(c *config) { c.extraKinds = append(c.extraKinds, k) }
+}
+
+// Describe sends every metric's descriptor.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range allDescs {
+		ch <- d
+	}
+}
+
+// Collect reads the runtime's figures and sends them.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	now := runtime.NowMillis()
+	c.collectResources(ch, now)
+	c.collectRules(ch)
+	c.collectBreakers(ch)
+	c.collectSources(ch)
+}
+
+// Fold folds the settled seconds of every resource's history into its
+// totals, as a scrape does. Scrapes at least every 55 s keep the counters
+// exact; an application scraped less often calls Fold from a ticker.
+func (c *Collector) Fold() {
+	now := runtime.NowMillis()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range runtime.Resources() {
+		if cn := r.ClusterNode(); cn != nil {
+			c.totalsOf(r.Name()).update(cn.MinuteWindow().Buckets(now), now)
+		}
+	}
+	c.inroot.update(runtime.InboundNode().MinuteWindow().Buckets(now), now)
+}
+
+func (c *Collector) totalsOf(name string) *totals {
+	t := c.res[name]
+	if t == nil {
+		t = &totals{}
+		c.res[name] = t
+	}
+	return t
+}
+
+// blockCounter is what the core would offer for blocks by type: a
+// monotonic count of the calls each type of rule blocked (see the package
+// doc). The collector uses it as soon as *runtime.Resource has it.
+type blockCounter interface {
+	BlockCount(t runtime.BlockType) int64
+}
+
+func (c *Collector) collectResources(ch chan<- prometheus.Metric, now int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range runtime.Resources() {
+		cn := r.ClusterNode()
+		if cn == nil {
+			continue
+		}
+		name := r.Name()
+		buckets := cn.MinuteWindow().Buckets(now)
+		t := c.totalsOf(name).update(buckets, now)
+		sendCounts(ch, resourceDescs, t, name)
+		ch <- prometheus.MustNewConstMetric(resourceDescs.concurrent, prometheus.GaugeValue, float64(cn.Threads()), name)
+		if rt, ok := lastMinRT(buckets, now); ok {
+			ch <- prometheus.MustNewConstMetric(resourceDescs.minRT, prometheus.GaugeValue, rt/1000, name)
+		}
+		if bc, ok := any(r).(blockCounter); ok {
+			for bt := runtime.BlockFlow; bt <= runtime.BlockCustom; bt++ {
+				ch <- prometheus.MustNewConstMetric(blockByTypeDesc, prometheus.CounterValue, float64(bc.BlockCount(bt)), name, bt.String())
+			}
+		}
+	}
+	in := runtime.InboundNode()
+	buckets := in.MinuteWindow().Buckets(now)
+	sendCounts(ch, inboundDescs, c.inroot.update(buckets, now))
+	ch <- prometheus.MustNewConstMetric(inboundDescs.concurrent, prometheus.GaugeValue, float64(in.Threads()))
+	if rt, ok := lastMinRT(buckets, now); ok {
+		ch <- prometheus.MustNewConstMetric(inboundDescs.minRT, prometheus.GaugeValue, rt/1000)
+	}
+}
+
+func sendCounts(ch chan<- prometheus.Metric, d *nodeDescs, t counts, labels ...string) {
+	ch <- prometheus.MustNewConstMetric(d.pass, prometheus.CounterValue, float64(t.pass), labels...)
+	ch <- prometheus.MustNewConstMetric(d.block, prometheus.CounterValue, float64(t.block), labels...)
+	ch <- prometheus.MustNewConstMetric(d.success, prometheus.CounterValue, float64(t.success), labels...)
+	ch <- prometheus.MustNewConstMetric(d.errors, prometheus.CounterValue, float64(t.errors), labels...)
+	ch <- prometheus.MustNewConstSummary(d.rt, uint64(max(t.success, 0)), float64(t.rtMs)/1000, nil, labels...)
+}
+
+// lastMinRT is the smallest response time, in ms, of the last whole second,
+// when calls completed in it.
+func lastMinRT(buckets []stat.Counts, now int64) (float64, bool) {
+	prev := now - now%1000 - 1000
+	for i := len(buckets) - 1; i >= 0; i-- {
+		if b := buckets[i]; b.Start == prev {
+			if b.Success == 0 {
+				return 0, false
+			}
+			return float64(b.MinRT), true
+		}
+	}
+	return 0, false
+}
+
+func (c *Collector) collectRules(ch chan<- prometheus.Metric) {
+	for _, k := range c.cfg.kinds {
+		ch <- prometheus.MustNewConstMetric(rulesDesc, prometheus.GaugeValue, float64(k.Count()), k.Name)
+	}
+}
+
+// breakerStates are the label values of sentinel_circuit_breaker_state.
+var breakerStates = [...]string{"closed", "open", "half_open"}
+
+func (c *Collector) collectBreakers(ch chan<- prometheus.Metric) {
+	// A resource may have several breakers (one per rule); the rule label
+	// is the breaker's position among its resource's, which follows the
+	// rules' order, so it stays put until the rules change.
+	prev, n := "", 0
+	for _, b := range inforce.Breakers() {
+		if b.Resource != prev {
+			prev, n = b.Resource, 0
+		}
+		rule := strconv.Itoa(n)
+		n++
+		state := int(b.State)
+		for i, s := range breakerStates {
+			v := 0.0
+			if i == state {
+				v = 1
+			}
+			ch <- prometheus.MustNewConstMetric(breakerDesc, prometheus.GaugeValue, v,
+				b.Resource, rule, b.Rule.Grade.String(), s)
+		}
+	}
+}
+
+func (c *Collector) collectSources(ch chan<- prometheus.Metric) {
+	for _, src := range c.cfg.sources {
+		s := src.Status()
+		kind := s.Kind
+		labels := []string{s.Path, kind}
+		ch <- prometheus.MustNewConstMetric(sourceDescs.loads, prometheus.CounterValue, float64(s.Loads), labels...)
+		ch <- prometheus.MustNewConstMetric(sourceDescs.refusals, prometheus.CounterValue, float64(s.Refusals), labels...)
+		ch <- prometheus.MustNewConstMetric(sourceDescs.rules, prometheus.GaugeValue, float64(s.Rules), labels...)
+		ok := 0.0
+		if s.LastError == nil && !s.LastLoad.IsZero() {
+			ok = 1
+		}
+		ch <- prometheus.MustNewConstMetric(sourceDescs.lastOK, prometheus.GaugeValue, ok, labels...)
+		if !s.LastLoad.IsZero() {
+			ch <- prometheus.MustNewConstMetric(sourceDescs.lastLoad, prometheus.GaugeValue,
+				float64(s.LastLoad.UnixMilli())/1000, labels...)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+// Package metrics exports the runtime's figures to Prometheus: a
+// prometheus.Collector that the application registers on its own registry.
+//
+//	reg := prometheus.NewRegistry()
+//	reg.MustRegister(metrics.NewCollector(metrics.WithSource(src)))
+//	http.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+//
+// The collector reads the counters the runtime keeps anyway, when scraped;
+// a call does no work for it (BenchmarkEntryExit shows the hot path costs
+// the same with a collector scraped beside it).
+//
+// # Metrics
+//
+// Per resource (label resource; the runtime caps resources at
+// runtime.MaxResources, so the series are bounded), from its ClusterNode:
+//
+//	sentinel_resource_pass_total             calls admitted
+//	sentinel_resource_block_total            calls blocked by any rule
+//	sentinel_resource_success_total          calls completed (Java's "success": with or without error)
+//	sentinel_resource_error_total            calls completed with a business error (Java's "exception")
+//	sentinel_resource_response_time_seconds summary without quantiles: _sum and _count (= success)
+//	sentinel_resource_min_response_time_seconds  smallest RT of the last whole second
+//	sentinel_resource_concurrent_calls       calls in flight
+//
+// The same families without a label, prefixed sentinel_inbound_, cover every
+// inbound call (Java's ENTRY_NODE, which system rules read). Then:
+//
+//	sentinel_rules{kind}                                   rules in force per kind
+//	sentinel_circuit_breaker_state{resource,rule,strategy,state}  1 for the current state
+//	sentinel_datasource_loads_total{source,kind}           versions loaded
+//	sentinel_datasource_refusals_total{source,kind}        versions refused
+//	sentinel_datasource_rules{source,kind}                 rules from the last load
+//	sentinel_datasource_last_reload_successful{source,kind}
+//	sentinel_datasource_last_reload_success_timestamp_seconds{source,kind}
+//
+// Caller origins are not labels: their number is the callers', not the
+// service's, to bound.
+//
+// Response time: the runtime keeps, per second, the sum of response times
+// and the smallest one, not their distribution, so the collector exports
+// an exact sum and count (mean RT over any range:
+// rate(..._sum[1m]) / rate(..._count[1m])) and the last second's minimum,
+// and no histogram or quantiles it would have to invent.
+//
+// # Counters from sliding windows
+//
+// The runtime keeps sliding windows, not totals. Each counter is the sum of
+// the resource's per-second buckets (its minute window) that the collector
+// has seen: a bucket is read again by every scrape until it has settled, 5 s
+// after its second ended, and then folded into a running total once. The
+// counters include the current second, only ever grow, and are exact as
+// long as scrapes (or calls to Collector.Fold) come at least every 55 s; a
+// Prometheus scrape_interval of 1m should be paired with a Fold ticker. The
+// first scrape starts each counter from the last minute's history. See
+// totals.go.
+//
+// # Blocks by rule kind
+//
+// sentinel_resource_block_by_type_total{resource,block_type} appears once the
+// runtime keeps a monotonic count of blocks per resource and block type (a
+// method BlockCount(runtime.BlockType) int64 on *runtime.Resource, counted on
+// the blocked path only); the collector picks it up without a change.
+// Today the runtime counts blocks in its windows without their type, and
+// the collector adds no work to calls to learn it.
+package metrics
