@@ -197,6 +197,10 @@ func (s *combinedSet) Load() error {
 	before := make([]RuleSet, len(s.parts))
 	snapErrs := make([]error, len(s.parts))
 	for i, p := range s.parts {
+		if sk, ok := p.kind.(interface{ snapshot() RuleSet }); ok {
+			before[i] = sk.snapshot()
+			continue
+		}
 		data, err := p.kind.Encode()
 		if err == nil {
 			before[i], err = p.kind.Decode(s.name, data)

@@ -69,3 +69,31 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeJava runs the real rule packages' decoders and validators
+// (nothing is loaded, so no rule in force changes): no input panics them,
+// and every refusal names the document.
+func FuzzDecodeJava(f *testing.F) {
+	f.Add([]byte(`{"flow":[{"resource":"a","count":1,"controlBehavior":"WarmUp"}],"degrade":[{"resource":"a","grade":2,"count":1,"timeWindow":1}]}`))
+	f.Add([]byte(`{"system":[{"qps":1e400}],"authority":[{"resource":"a","limitApp":"x","strategy":"black"}]}`))
+	f.Add([]byte(`{"paramFlow":[{"resource":"a","paramIdx":-1,"count":1,"paramFlowItemList":[{"object":"7","classType":"int","count":1}]}]}`))
+	if files, _ := filepath.Glob("testdata/*.json"); len(files) > 0 {
+		for _, name := range files {
+			if data, err := os.ReadFile(name); err == nil {
+				f.Add(data)
+			}
+		}
+	}
+	kinds := []datasource.Kind{datasource.Flow, datasource.Degrade, datasource.System, datasource.Authority, datasource.ParamFlow, datasource.Combined}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, k := range kinds {
+			rs, err := k.Decode("f.json", data)
+			if err == nil {
+				err = rs.Validate()
+			}
+			if err != nil {
+				require.True(t, strings.HasPrefix(err.Error(), "f.json"), "error does not name the document: %v", err)
+			}
+		}
+	})
+}

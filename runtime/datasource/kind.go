@@ -106,6 +106,11 @@ func (k *ruleKind[R]) decodeElems(name string, elems []json.RawMessage) (*ruleSe
 	return &ruleSet[R]{kind: k, name: name, rules: rules, elems: elems}, nil
 }
 
+// snapshot is the rules in force as a RuleSet that puts them back.
+func (k *ruleKind[R]) snapshot() RuleSet {
+	return &ruleSet[R]{kind: k, name: "(rules in force before)", rules: k.current()}
+}
+
 func (k *ruleKind[R]) Encode() ([]byte, error) {
 	rules := k.current()
 	if rules == nil {

@@ -17,7 +17,7 @@ import (
 )
 
 // clearAll empties every real rule kind, before and after a test.
-func clearAll(t *testing.T) {
+func clearAll(t testing.TB) {
 	t.Helper()
 	clear := func() {
 		require.NoError(t, flow.LoadRules(nil))

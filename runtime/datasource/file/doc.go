@@ -1,0 +1,61 @@
+// Package file is the rule file data source: Java Sentinel's
+// FileRefreshableDataSource and FileWritableDataSource, made so that no bad
+// file can take protection away.
+//
+//	src, err := file.Watch(ctx, "rules/flow.json", datasource.Flow)
+//	if err != nil {
+//		return err
+//	}
+//	defer src.Close()
+//	if err := src.LastError(); err != nil {
+//		log.Printf("running without rules until the file is fixed: %v", err)
+//	}
+//
+// # Watching
+//
+// Watch loads the file before it returns, then follows it. It watches the
+// file's directory with fsnotify, so every way a file gets replaced is seen:
+// writes in place, an editor's save-by-rename, a temporary file renamed over
+// it, deletion and re-creation, and a Kubernetes ConfigMap update (a
+// ..data symlink swapped to a new timestamped directory: the watcher
+// compares the content the path resolves to, not event names). A burst of
+// events is read once, after WithDebounce (50 ms). The file is also polled
+// (WithPollInterval, 1 s; size, mtime and identity, then a content hash):
+// the only way changes are seen where fsnotify cannot be set up (or
+// WithoutFSNotify, for network file systems), and a safety net elsewhere. A
+// directory that does not exist yet is watched once it appears.
+//
+// Content equal to the last version seen is not loaded again.
+//
+// # Keep-last-good
+//
+// A malformed, truncated, half-written, emptied (0 bytes or blanks),
+// oversized, non-UTF-8 or deleted file never clears or changes the rules in
+// force. LastError reports why it was refused, one log line
+// (runtime.Logger) says it once per version, and the next valid version is
+// picked up — a file that comes back after deletion too. [] is a
+// deliberate "no rules" and clears. Java differs: it records the mtime
+// before loading, so a half-written file read at the wrong moment is not
+// retried until the file changes again; it clears every rule when a file
+// becomes blank; and its first-load failure wipes rules already loaded.
+//
+// # Events and status
+//
+// Subscribe (or WithSubscriber, WithEvents) reports each new version:
+// loaded with its rule count, or refused with its error. Status gives the
+// path, how the file is watched, the last load time and error, and counts.
+//
+// # Closing
+//
+// Close stops the watcher goroutine and the fsnotify watcher; the rules in
+// force stay. It is idempotent, may be called from a subscriber or a
+// property listener, and leaves no goroutine behind. Cancelling the
+// context passed to Watch does the same.
+//
+// # Writing
+//
+// Write puts the rules of a kind in force into a file as Java-compatible
+// JSON, atomically (temporary file in the same directory, fsync, rename),
+// for tools that edit rules; a watching Source picks the file up like any
+// other change.
+package file
