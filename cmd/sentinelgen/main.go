@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
+}
+
+// usageError is a command line that does not parse: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// problemsError says problems were reported already: exit status 1,
+// nothing more to print.
+type problemsError struct{}
+
+func (problemsError) Error() string { return "problems reported" }
+
+// exitCode maps run's error to the exit status, printing what was not
+// printed yet.
+func exitCode(err error, stderr io.Writer) int {
+	var usage usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &usage):
+		if usage.msg != "" {
+			fmt.Fprintln(stderr, "sentinelgen:", usage.msg)
+		}
+		return 2
+	case errors.Is(err, problemsError{}):
+		return 1
+	}
+	fmt.Fprintln(stderr, "sentinelgen:", err)
+	return 1
+}
+
+// commands are the subcommands, chosen by the first argument; anything
+// else is the generator's command line. (Issue 6 adds "rules check".)
+var commands = map[string]func(args []string, stdout, stderr io.Writer) error{}
+
+// run runs one command line. It reads no globals and writes only to
+// stdout, stderr and the files generation asks for.
+func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		if cmd, ok := commands[args[0]]; ok {
+			return cmd(args[1:], stdout, stderr)
+		}
+	}
+	return runGenerate(args, stdout, stderr)
+}
