@@ -83,3 +83,18 @@ func BenchmarkEntryExitOneThreadRuleParallel(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkEntryExitNoFlowRule is the baseline of BenchmarkEntryExitOneQPSRule:
+// the same call on a resource the flow slot does not bind.
+func BenchmarkEntryExitNoFlowRule(b *testing.B) {
+	r := runtime.Declare(runtime.ResourceSpec{Name: "flow-bench-none"})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		e, blk := r.Entry(ctx)
+		if blk != nil {
+			b.Fatal(blk)
+		}
+		e.Exit()
+	}
+}

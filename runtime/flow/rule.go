@@ -2,6 +2,8 @@ package flow
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 )
@@ -73,6 +75,33 @@ const (
 
 // ResourceName is the rule's resource (a pattern for regex rules).
 func (r *Rule) ResourceName() string { return r.Resource }
+
+// String describes the rule for logs and block messages.
+func (r *Rule) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "flow rule {resource %q", r.Resource)
+	if r.Regex {
+		b.WriteString(" (regex)")
+	}
+	fmt.Fprintf(&b, ", limitApp %q, grade %s, count %v, strategy %s", ruleutil.LimitApp(r.LimitApp), r.Grade, r.Count, r.Strategy)
+	if r.Strategy != Direct {
+		fmt.Fprintf(&b, " of %q", r.RefResource)
+	}
+	fmt.Fprintf(&b, ", controlBehavior %s", r.ControlBehavior)
+	switch r.ControlBehavior {
+	case WarmUp:
+		fmt.Fprintf(&b, " over %ds", r.WarmUpPeriodSec)
+	case Throttling:
+		fmt.Fprintf(&b, " queueing up to %dms", r.MaxQueueingTimeMs)
+	case WarmUpThrottling:
+		fmt.Fprintf(&b, " over %ds queueing up to %dms", r.WarmUpPeriodSec, r.MaxQueueingTimeMs)
+	}
+	if r.ClusterMode {
+		b.WriteString(", cluster mode")
+	}
+	b.WriteString("}")
+	return b.String()
+}
 
 // UnmarshalJSON fills Java's defaults for absent fields (limitApp
 // "default", grade QPS, warmUpPeriodSec 10, maxQueueingTimeMs 500) and

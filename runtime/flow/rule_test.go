@@ -128,3 +128,10 @@ func FuzzRuleJSON(f *testing.F) {
 		require.NoError(t, flow.ValidateRules([]flow.Rule{back}), string(b))
 	})
 }
+
+func TestRuleString(t *testing.T) {
+	r := flow.Rule{Resource: "getOrder", Grade: flow.GradeQPS, Count: 20, ControlBehavior: flow.WarmUp, WarmUpPeriodSec: 10}
+	assert.Equal(t, `flow rule {resource "getOrder", limitApp "default", grade QPS, count 20, strategy Direct, controlBehavior WarmUp over 10s}`, r.String())
+	r = flow.Rule{Resource: "w", LimitApp: "appA", Count: 2, Strategy: flow.Relate, RefResource: "r", ClusterMode: true}
+	assert.Equal(t, `flow rule {resource "w", limitApp "appA", grade Thread, count 2, strategy Relate of "r", controlBehavior Reject, cluster mode}`, r.String())
+}

@@ -120,8 +120,7 @@ func TestRulesReportsWhatIsInForce(t *testing.T) {
 }
 
 func TestPropertyLoadsThroughLoadRules(t *testing.T) {
-	c := load(t)
-	_ = c
+	load(t)
 	p := flow.Property()
 	var seen []flow.Rule
 	p.Listen(func(r []flow.Rule) { seen = r })
