@@ -8,6 +8,12 @@ import (
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 )
 
+// LimitApp values with a meaning of their own (Java's RuleConstant).
+const (
+	LimitAppDefault = "default"
+	LimitAppOther   = "other"
+)
+
 // Java's defaults for the fields whose Go zero value is not theirs.
 const (
 	DefaultWarmUpPeriodSec   = 10  // FlowRule.warmUpPeriodSec

@@ -1,0 +1,212 @@
+package flow
+
+import (
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
+)
+
+// ruleKind is how a bound rule decides.
+type ruleKind uint8
+
+const (
+	kindGate           ruleKind = iota // Direct Reject: atomic admission (gate.go)
+	kindNode                           // Relate or Chain Reject: Java's DefaultController on the node
+	kindWarmUp                         // WarmUpController
+	kindThrottle                       // ThrottlingController
+	kindWarmUpThrottle                 // WarmUpRateLimiterController
+)
+
+// appKind is how a rule's limitApp selects callers.
+type appKind uint8
+
+const (
+	appDefault appKind = iota // every caller
+	appOrigin                 // one named origin
+	appOther                  // origins no other rule of the resource names
+)
+
+// boundRule is one rule bound to one resource.
+type boundRule struct {
+	rule     *Rule
+	kind     ruleKind
+	app      appKind
+	grade    Grade
+	strategy Strategy
+	origin   string   // appOrigin: the origin limited
+	named    []string // appOther: every limitApp of the resource's rules
+	ref      *refResource
+	count    float64
+	limit    int64
+	state    *resState
+}
+
+// bind prepares cr for resource r. A cluster rule that does not fall back
+// to local checking is not bound: without a token server it passes every
+// call (Java's fallbackToLocalOrPass), though its limitApp still counts
+// as named for "other".
+func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
+	rule := cr.rule
+	if rule.ClusterMode && (rule.ClusterConfig == nil || !rule.ClusterConfig.FallbackToLocalWhenFail) {
+		return boundRule{}, false
+	}
+	br := boundRule{
+		rule:     rule,
+		grade:    rule.Grade,
+		strategy: rule.Strategy,
+		count:    rule.Count,
+		limit:    cr.limit,
+	}
+	switch rule.LimitApp {
+	case LimitAppDefault:
+		br.app = appDefault
+	case LimitAppOther:
+		br.app = appOther
+		br.named = named
+	default:
+		br.app = appOrigin
+		br.origin = rule.LimitApp
+	}
+	switch {
+	case rule.Grade == GradeThread || rule.ControlBehavior == Reject:
+		br.kind = kindNode
+		if rule.Strategy == Direct {
+			br.kind = kindGate
+		}
+	case rule.ControlBehavior == WarmUp:
+		br.kind = kindWarmUp
+	case rule.ControlBehavior == Throttling:
+		br.kind = kindThrottle
+	default:
+		br.kind = kindWarmUpThrottle
+	}
+	if rule.Strategy == Relate {
+		br.ref = &refResource{name: rule.RefResource}
+	}
+	br.state = cr.states.get(r.Name(), func() *resState { return newState(cr, &br, r) })
+	return br, true
+}
+
+func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
+	rule, cf := cr.rule, cr.coldFactor
+	s := &resState{}
+	switch br.kind {
+	case kindGate:
+		s.gates = &gates{grade: rule.Grade}
+		if br.app != appOther {
+			var seed *stat.Node
+			if cn := r.ClusterNode(); cn != nil {
+				if br.app == appDefault {
+					seed = cn.Node
+				} else {
+					seed = cn.OriginNode(br.origin)
+				}
+			}
+			s.gates.single = newGate(rule.Grade, seed, runtime.NowMillis())
+		}
+	case kindWarmUp:
+		s.warm = newWarmUp(rule.Count, rule.WarmUpPeriodSec, cf)
+	case kindThrottle:
+		s.throttle = newThrottle(rule.Count, rule.MaxQueueingTimeMs)
+	case kindWarmUpThrottle:
+		s.warmThrottle = newWarmUpThrottle(rule.Count, rule.WarmUpPeriodSec, rule.MaxQueueingTimeMs, cf)
+	}
+	return s
+}
+
+// applies is the limitApp half of Java's selectNodeByRequesterAndStrategy.
+func (br *boundRule) applies(c *runtime.Call) bool {
+	switch br.app {
+	case appOrigin:
+		return c.Origin() == br.origin
+	case appOther:
+		o := c.Origin()
+		if o == "" {
+			return false
+		}
+		for _, n := range br.named {
+			if n == o {
+				return false
+			}
+		}
+		return true
+	}
+	return true
+}
+
+// pass is Java's passLocalCheck for one rule.
+func (br *boundRule) pass(c *runtime.Call, acquire int64) bool {
+	if !br.applies(c) {
+		return true
+	}
+	now := c.StartMillis()
+	if br.kind == kindGate {
+		if br.grade == GradeQPS {
+			return br.gate(c, now).tryPass(now, acquire, br.limit)
+		}
+		var inFlight int64
+		if n := br.directNode(c); n != nil {
+			inFlight = n.Threads()
+		}
+		return br.gate(c, now).tryThreads(inFlight, acquire, br.limit)
+	}
+	node := br.selectNode(c)
+	if node == nil {
+		return true // Java: no node selected, the rule does not apply
+	}
+	switch br.kind {
+	case kindWarmUp:
+		return br.state.warm.pass(node, now, acquire)
+	case kindThrottle:
+		return br.state.throttle.pass(c.Context(), now, acquire)
+	case kindWarmUpThrottle:
+		return br.state.warmThrottle.pass(c.Context(), node, now, acquire)
+	}
+	return rejectOnNode(br.grade, br.count, node, now, acquire)
+}
+
+// release gives back what a gate granted the call: its thread tokens
+// always, its passes when the call was refused after all.
+func (br *boundRule) release(c *runtime.Call, acquire int64, refused bool) {
+	if br.kind != kindGate || !br.applies(c) {
+		return
+	}
+	if br.grade == GradeQPS {
+		if refused {
+			if g := br.existingGate(c); g != nil {
+				g.undoPass(c.StartMillis(), acquire)
+			}
+		}
+		return
+	}
+	if g := br.existingGate(c); g != nil {
+		g.releaseThreads(acquire)
+	}
+}
+
+func (br *boundRule) gate(c *runtime.Call, now int64) *gate {
+	if br.app == appOther {
+		return br.state.gates.forOrigin(c.Origin(), c.OriginNode(), now)
+	}
+	return br.state.gates.single
+}
+
+func (br *boundRule) existingGate(c *runtime.Call) *gate {
+	if br.app == appOther {
+		return br.state.gates.lookup(c.Origin())
+	}
+	return br.state.gates.single
+}
+
+// rejectOnNode is Java's DefaultController: curCount + acquire > count
+// blocks, curCount being the node's calls in flight or its pass QPS cast
+// to int. The Statistic slot counts the pass afterwards, so concurrent
+// callers may overshoot; gates avoid that for Direct rules.
+func rejectOnNode(grade Grade, count float64, node *stat.Node, now, acquire int64) bool {
+	var cur int64
+	if grade == GradeThread {
+		cur = node.Threads()
+	} else {
+		cur = int64(javaInt(node.PassQPS(now)))
+	}
+	return !(float64(cur+acquire) > count)
+}
