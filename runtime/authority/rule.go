@@ -1,6 +1,7 @@
 package authority
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
@@ -63,3 +64,18 @@ type Rule struct {
 
 // ResourceName is the rule's resource (a pattern for regex rules).
 func (r *Rule) ResourceName() string { return r.Resource }
+
+// String describes the rule for logs.
+func (r *Rule) String() string {
+	kind := "white"
+	if r.Strategy == Black {
+		kind = "black"
+	} else if r.Strategy != White {
+		kind = r.Strategy.String()
+	}
+	regex := ""
+	if r.Regex {
+		regex = " (regex)"
+	}
+	return fmt.Sprintf("authority rule {resource %q%s, %s list %q}", r.Resource, regex, kind, r.LimitApp)
+}

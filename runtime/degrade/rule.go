@@ -2,8 +2,10 @@ package degrade
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 )
@@ -165,4 +167,26 @@ func (r *Rule) maxAllowedRT() int64 {
 		return math.MaxInt64
 	}
 	return int64(v)
+}
+
+// String describes the rule for logs.
+func (r *Rule) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "degrade rule {resource %q", r.Resource)
+	if r.Regex {
+		b.WriteString(" (regex)")
+	}
+	n := r.normalized()
+	switch r.Grade {
+	case SlowRequestRatio:
+		fmt.Fprintf(&b, ", slow ratio above %v of calls slower than %v ms", r.SlowRatioThreshold, r.Count)
+	case ErrorRatio:
+		fmt.Fprintf(&b, ", error ratio above %v", r.Count)
+	case ErrorCount:
+		fmt.Fprintf(&b, ", error count above %v", r.Count)
+	default:
+		fmt.Fprintf(&b, ", grade %s, count %v", r.Grade, r.Count)
+	}
+	fmt.Fprintf(&b, ", minRequestAmount %d per %d ms, open %d s}", n.MinRequestAmount, n.StatIntervalMs, r.TimeWindow)
+	return b.String()
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package authority_test
+
+const raceEnabled = false

@@ -1,0 +1,5 @@
+//go:build !race
+
+package degrade_test
+
+const raceEnabled = false
