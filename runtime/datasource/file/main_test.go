@@ -21,9 +21,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	runtime.SetLogger(quiet) // tests that read the log capture it themselves
 	// The runtime's cached clock may tick in the background; it is not ours.
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/sentinelgen/sentinelgen/internal/clock.tick"))
 }
+
+var quiet = slog.New(slog.DiscardHandler)
 
 const (
 	waitFor = 5 * time.Second
@@ -157,7 +160,7 @@ func (c *logCapture) lines(substr string) int {
 func captureLog(t *testing.T) *logCapture {
 	c := &logCapture{}
 	runtime.SetLogger(slog.New(slog.NewTextHandler(c, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	t.Cleanup(func() { runtime.SetLogger(nil) })
+	t.Cleanup(func() { runtime.SetLogger(quiet) })
 	return c
 }
 
