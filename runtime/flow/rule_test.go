@@ -1,9 +1,11 @@
 package flow_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -97,8 +99,9 @@ func TestEnumStrings(t *testing.T) {
 	assert.Equal(t, "ControlBehavior(9)", flow.ControlBehavior(9).String())
 }
 
-// FuzzRuleJSON: decoding, validating and re-encoding any document never
-// panics, and a valid rule survives a round trip.
+// FuzzRuleJSON: decoding, validating, loading and re-encoding any document
+// never panics, a valid rule survives a round trip, and calls under it
+// neither panic nor hang.
 func FuzzRuleJSON(f *testing.F) {
 	for _, seed := range []string{
 		`{"resource":"abc","count":20}`,
@@ -126,6 +129,17 @@ func FuzzRuleJSON(f *testing.F) {
 		var back flow.Rule
 		require.NoError(t, json.Unmarshal(b, &back))
 		require.NoError(t, flow.ValidateRules([]flow.Rule{back}), string(b))
+
+		clk := newFrozenClock() // throttling waits return at once
+		defer runtime.SetClock(clk)()
+		require.NoError(t, flow.LoadRules([]flow.Rule{r}))
+		defer flow.LoadRules(nil)
+		for _, ctx := range []context.Context{context.Background(), from(r.LimitApp), runtime.EnterContext(context.Background(), r.RefResource, "o")} {
+			for range 3 {
+				call(ctx, r.Resource)
+				clk.lastSleep()
+			}
+		}
 	})
 }
 
