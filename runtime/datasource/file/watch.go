@@ -46,6 +46,11 @@ type Source struct {
 	// Owned by the watcher goroutine.
 	watcher  *fsnotify.Watcher
 	watching bool // the directory watch is in place
+	// target is the file path resolves to when it is a symbolic link into
+	// another directory; that directory is watched too, so edits of the
+	// target in place are seen at once rather than at the next poll.
+	target    string
+	targetDir string
 	lastFP   fingerprint
 	haveFP   bool
 	lastKey  [32]byte
@@ -173,7 +178,7 @@ func (s *Source) loop(ctx context.Context) {
 				s.watching = false // the directory went; re-added at a poll once it is back
 				s.setWatching("poll")
 			}
-			if filepath.Base(ev.Name) == s.base {
+			if filepath.Base(ev.Name) == s.base || (s.target != "" && ev.Name == s.target) {
 				force = true
 			}
 			// The first event of a burst starts the timer; the rest ride
@@ -203,6 +208,35 @@ func (s *Source) loop(ctx context.Context) {
 	}
 }
 
+// followTarget watches the directory of the file path resolves to, when
+// that is not the directory already watched. A ConfigMap's target directory
+// is replaced at every update; fsnotify drops the watch of a removed
+// directory by itself, and the next new version adds the new one.
+func (s *Source) followTarget() {
+	if s.watcher == nil {
+		return
+	}
+	resolved, err := filepath.EvalSymlinks(s.abs)
+	if err != nil {
+		return
+	}
+	dir := filepath.Dir(resolved)
+	if resolved == s.abs || dir == s.dir {
+		s.target, s.targetDir = "", ""
+		return
+	}
+	if dir != s.targetDir {
+		if s.targetDir != "" {
+			_ = s.watcher.Remove(s.targetDir) // may be gone already
+		}
+		if err := s.watcher.Add(dir); err != nil {
+			s.target, s.targetDir = "", ""
+			return
+		}
+	}
+	s.target, s.targetDir = resolved, dir
+}
+
 func (s *Source) shutdown() {
 	if s.watcher != nil {
 		_ = s.watcher.Close()
@@ -222,12 +256,18 @@ func (s *Source) check(force bool) {
 		return
 	}
 	s.lastFP, s.haveFP = fp, true
-	data, err := datasource.ReadFile(s.path, s.cfg.maxSize)
+	// Read the absolute path (a later chdir must not change the file),
+	// but name the path as given.
+	data, err := datasource.ReadFile(s.abs, s.cfg.maxSize)
+	if de, ok := err.(*datasource.Error); ok {
+		de.Name = s.path
+	}
 	defer func() { // counted once the read is dealt with, so tests can wait on it
 		s.mu.Lock()
 		s.status.Reads++
 		s.mu.Unlock()
 	}()
+	s.followTarget() // even for unchanged content: the link may point elsewhere now
 	var key [32]byte
 	if err != nil {
 		key = sha256.Sum256([]byte("error\x00" + err.Error()))

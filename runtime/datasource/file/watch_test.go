@@ -335,3 +335,26 @@ func TestStatus(t *testing.T) {
 	g := newFixture(t)
 	assert.Equal(t, "poll", g.watch(file.WithoutFSNotify()).Status().Watching)
 }
+
+func TestSymlinkToAnotherDirectoryIsFollowed(t *testing.T) {
+	f := newFixture(t)
+	elsewhere := t.TempDir()
+	target := filepath.Join(elsewhere, "real-flow.json")
+	require.NoError(t, os.WriteFile(target, []byte(rules("a")), 0o644))
+	require.NoError(t, os.Symlink(target, f.path))
+	f.watch(modes[0].opts...) // fsnotify only: polling is an hour away
+	f.eventuallyInForce("a")
+	require.NoError(t, os.WriteFile(target, []byte(rules("edited")), 0o644))
+	f.eventuallyInForce("edited")
+
+	// Re-pointing the link to a third directory moves the watch along.
+	third := t.TempDir()
+	next := filepath.Join(third, "flow.json")
+	require.NoError(t, os.WriteFile(next, []byte(rules("moved")), 0o644))
+	tmpLink := filepath.Join(f.dir, ".flow.json.tmp")
+	require.NoError(t, os.Symlink(next, tmpLink))
+	require.NoError(t, os.Rename(tmpLink, f.path))
+	f.eventuallyInForce("moved")
+	require.NoError(t, os.WriteFile(next, []byte(rules("moved-edited")), 0o644))
+	f.eventuallyInForce("moved-edited")
+}
