@@ -51,10 +51,10 @@ type Source struct {
 	// target in place are seen at once rather than at the next poll.
 	target    string
 	targetDir string
-	lastFP   fingerprint
-	haveFP   bool
-	lastKey  [32]byte
-	seen     bool
+	lastFP    fingerprint
+	haveFP    bool
+	lastKey   [32]byte
+	seen      bool
 }
 
 // Watch loads the rule file at path as rules of kind, then follows its
