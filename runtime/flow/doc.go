@@ -49,7 +49,8 @@
 // "default" limits everyone. Strategy selects the statistics: Direct reads
 // the resource's ClusterNode for "default" and the origin's node
 // otherwise; Relate reads RefResource's ClusterNode (a resource never
-// declared or called has none, and the rule passes the call, as in Java);
+// declared or called has none, and the rule passes the call, as in Java; a
+// declared resource's node reads zero until it is called);
 // Chain applies only to calls in the context named RefResource and reads
 // the resource's node in that context.
 //
@@ -67,6 +68,8 @@
 // window for QPS, a thread counter released at exit), per resource, per
 // origin for "other": it never admits more than count in a window, at any
 // concurrency. A call refused by a later rule or slot gives its pass back.
+// A new gate starts from what its node already counts: the window's passes,
+// and for threads the calls in flight from before the rule was loaded.
 // Relate and Chain rules, which read another resource's or another
 // context's statistics, check the node as Java does.
 //

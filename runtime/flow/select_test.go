@@ -142,3 +142,16 @@ func TestClusterRulesComeLast(t *testing.T) {
 	)
 	assert.False(t, blockedBy(t, context.Background(), "cluster-order").ClusterMode)
 }
+
+func TestRelateToADeclaredResourceReadsZero(t *testing.T) {
+	runtime.Declare(runtime.ResourceSpec{Name: "declared-ref"})
+	load(t,
+		flow.Rule{Resource: "relate-zero", Grade: flow.GradeQPS, Count: 0, Strategy: flow.Relate, RefResource: "declared-ref"},
+		flow.Rule{Resource: "relate-one", Grade: flow.GradeQPS, Count: 1, Strategy: flow.Relate, RefResource: "declared-ref"},
+		flow.Rule{Resource: "relate-unknown", Grade: flow.GradeQPS, Count: 0, Strategy: flow.Relate, RefResource: "never-declared"},
+	)
+	ctx := context.Background()
+	assert.False(t, call(ctx, "relate-zero"), "0 + 1 > 0")
+	assert.Equal(t, 3, calls(ctx, "relate-one", 3), "0 + 1 <= 1, whatever relate-one itself passes")
+	assert.True(t, call(ctx, "relate-unknown"), "no node: Java passes")
+}
