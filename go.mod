@@ -26,3 +26,5 @@ require (
 	golang.org/x/sys v0.49.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+tool github.com/sentinelgen/sentinelgen/cmd/sentinelgen

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+)
+
+// defaultRules are the rule files the service ships with, in Java
+// Sentinel's format.
+//
+//go:embed rules/*.json
+var defaultRules embed.FS
+
+// ruleFiles maps each watched file to its rule kind: one file per kind, as
+// Spring's `spring.cloud.sentinel.datasource.<name>.file` with rule-type.
+var ruleFiles = []struct {
+	name string
+	kind datasource.Kind
+}{
+	{"flow.json", datasource.Flow},
+	{"degrade.json", datasource.Degrade},
+	{"paramflow.json", datasource.ParamFlow},
+}
+
+// config is what the service is started with.
+type config struct {
+	addr        string        // listen address; "127.0.0.1:0" picks a free port
+	rulesDir    string        // the watched rule files
+	paymentsURL string        // the payment provider; "" starts the built-in flaky one
+	createDelay time.Duration // how long an order creation takes
+	pollEvery   time.Duration // rule files are also polled this often; 0 for the default
+	onReload    func(datasource.Event)
+}
+
+// app is a running order service.
+type app struct {
+	svc      *OrderService
+	provider *FlakyProvider // nil with an external provider
+	sources  map[string]*file.Source
+	srv      *http.Server
+	ln       net.Listener
+	served   chan error
+}
+
+// start loads and watches the rules, and serves the API.
+func start(ctx context.Context, cfg config) (*app, error) {
+	a := &app{sources: map[string]*file.Source{}, served: make(chan error, 1)}
+	ok := false
+	defer func() {
+		if !ok {
+			_ = a.Close()
+		}
+	}()
+
+	for _, rf := range ruleFiles {
+		var opts []file.Option
+		if cfg.pollEvery > 0 {
+			opts = append(opts, file.WithPollInterval(cfg.pollEvery))
+		}
+		if cfg.onReload != nil {
+			opts = append(opts, file.WithSubscriber(cfg.onReload))
+		}
+		src, err := file.Watch(ctx, filepath.Join(cfg.rulesDir, rf.name), rf.kind, opts...)
+		if err != nil {
+			return nil, err
+		}
+		// A bad file at start-up is reported and watched: the service runs
+		// with no rules of that kind until a good version appears.
+		if err := src.LastError(); err != nil {
+			runtime.Logger().Warn("orderservice: rule file not loaded", "file", rf.name, "err", err)
+		}
+		a.sources[rf.name] = src
+	}
+
+	paymentsURL := cfg.paymentsURL
+	if paymentsURL == "" {
+		p, err := StartFlakyProvider()
+		if err != nil {
+			return nil, err
+		}
+		a.provider, paymentsURL = p, p.URL()
+	}
+	payments := NewPaymentClient(paymentsURL, nethttp.Transport(http.DefaultTransport))
+	a.svc = NewOrderService(payments, cfg.createDelay)
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, err
+	}
+	a.ln = ln
+	a.srv = &http.Server{Handler: newHandler(a.svc, nil), ReadHeaderTimeout: 5 * time.Second}
+	go func() { a.served <- a.srv.Serve(ln) }()
+	ok = true
+	return a, nil
+}
+
+// URL is where the API listens.
+func (a *app) URL() string { return "http://" + a.ln.Addr().String() }
+
+// Close stops serving and watching.
+func (a *app) Close() error {
+	var errs []error
+	if a.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := a.srv.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, s := range a.sources {
+		errs = append(errs, s.Close())
+	}
+	if a.provider != nil {
+		errs = append(errs, a.provider.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// writeDefaultRules copies the built-in rule files into dir.
+func writeDefaultRules(dir string) error {
+	entries, err := fs.ReadDir(defaultRules, "rules")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		data, err := defaultRules.ReadFile("rules/" + e.Name())
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			return fmt.Errorf("write default rules: %w", err)
+		}
+	}
+	return nil
+}
