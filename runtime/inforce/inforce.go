@@ -12,6 +12,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/authority"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
 	"github.com/sentinelgen/sentinelgen/runtime/system"
 )
 
@@ -32,21 +33,23 @@ type Kind struct {
 func KindOf[R any](name string, rules func() []R) Kind {
 	return Kind{
 		Name:  name,
-		Rules: func() any { return rules() },
+		Rules: func() any {
+			if r := rules(); r != nil {
+				return r
+			}
+			return []R{} // JSON [] rather than null
+		},
 		Count: func() int { return len(rules()) },
 	}
 }
 
 // Kinds returns the built-in rule kinds in chain order (Java's slot
 // order).
-//
-// paramFlow joins them once runtime/paramflow is in the tree (it is being
-// written): add KindOf("paramFlow", paramflow.Rules) here, between system and
-// flow.
 func Kinds() []Kind {
 	return []Kind{
 		KindOf("authority", authority.Rules),
 		KindOf("system", system.Rules),
+		KindOf("paramFlow", paramflow.Rules),
 		KindOf("flow", flow.Rules),
 		KindOf("degrade", degrade.Rules),
 	}

@@ -223,6 +223,7 @@ func TestRulesAndBreakers(t *testing.T) {
 sentinel_rules{kind="authority"} 0
 sentinel_rules{kind="degrade"} 2
 sentinel_rules{kind="flow"} 2
+sentinel_rules{kind="paramFlow"} 0
 sentinel_rules{kind="system"} 0
 `
 	gatherAndCompare(t, reg, rules, "sentinel_rules")

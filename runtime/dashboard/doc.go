@@ -1,0 +1,38 @@
+// Package dashboard is the runtime's live introspection: an http.Handler
+// with JSON endpoints and a single embedded page, which the application
+// mounts where it likes:
+//
+//	mux.Handle("/sentinel/", http.StripPrefix("/sentinel", dashboard.New(dashboard.WithSource(src))))
+//
+// Open /sentinel/ for the page: each resource's pass and block QPS and mean
+// response time over the last minute as live charts (the busiest resources
+// first), the circuit breakers' states, the rules in force, and the data
+// sources with their last error. The page is one HTML file with inline
+// script and styles: no external assets, no build step, nothing fetched
+// but the handler's own JSON, polled every second.
+//
+// # JSON endpoints (GET, relative to the mount point)
+//
+//	api/snapshot              what the page shows, in one response (Snapshot)
+//	api/resources             every resource: declaration and live figures (Resource);
+//	                          ?history=1 adds each one's last 60 s, second by second;
+//	                          ?name=N (repeatable) picks resources
+//	api/tree                  the invocation tree (runtime.Tree)
+//	api/rules                 the rules in force by kind, as a combined rule file:
+//	                          {"flow": [...], "degrade": [...], ...}
+//	api/breakers              circuit breakers and their states (degrade.Breakers)
+//	api/sources               data sources given with WithSource: state and last error
+//	api/slots                 the slot chain (runtime.Slots)
+//
+// Everything is read from the runtime when asked: history comes from each
+// resource's minute window (sixty 1 s buckets the runtime keeps anyway), so
+// the handler holds no memory of its own and calls do no work for it.
+//
+// # Rule updates (off by default)
+//
+// With WithRuleUpdates, PUT api/rules/{kind} replaces the rules of a kind:
+// the body is decoded, validated and loaded like a rule file (all or
+// nothing; a refused document is answered 400 with the file load's message
+// and changes nothing), then the rules in force are written to the kind's
+// rule file, so they survive a restart. See RuleFile.
+package dashboard

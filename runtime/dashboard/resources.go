@@ -1,0 +1,132 @@
+package dashboard
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
+)
+
+// Resource is one resource as the JSON shows it: its declaration, its
+// figures now, and the last minute second by second.
+type Resource struct {
+	Name    string       `json:"name"`
+	Traffic string       `json:"traffic"`
+	Type    string       `json:"type"`
+	Params  []string     `json:"params,omitempty"`
+	Metrics stat.Metrics `json:"metrics"`
+	History *History     `json:"history,omitempty"`
+}
+
+// HistorySeconds is how many whole seconds History covers: the minute
+// window's span.
+const HistorySeconds = stat.MinuteSampleCount
+
+// History is a resource's last HistorySeconds whole seconds, oldest first:
+// second i starts at Start + i*1000 (Unix ms). Every slice has
+// HistorySeconds entries; a second without calls is 0. It is read from the
+// resource's minute window when asked, so it costs no memory of its own.
+type History struct {
+	Start   int64   `json:"start"`
+	Pass    []int64 `json:"pass"`
+	Block   []int64 `json:"block"`
+	Success []int64 `json:"success"`
+	Error   []int64 `json:"error"`
+	// AvgRT and MinRT are in ms, 0 for a second in which nothing completed.
+	AvgRT []float64 `json:"avgRt"`
+	MinRT []int64   `json:"minRt"`
+}
+
+// history reads w's whole seconds before now.
+func history(w *stat.Window, now int64) *History {
+	const n = HistorySeconds
+	start := now - now%1000 - n*1000
+	h := &History{
+		Start: start,
+		Pass:  make([]int64, n), Block: make([]int64, n),
+		Success: make([]int64, n), Error: make([]int64, n),
+		AvgRT: make([]float64, n), MinRT: make([]int64, n),
+	}
+	for _, b := range w.Buckets(now) {
+		i := (b.Start - start) / 1000
+		if i < 0 || i >= n {
+			continue // the current, unfinished second
+		}
+		h.Pass[i], h.Block[i], h.Success[i], h.Error[i] = b.Pass, b.Block, b.Success, b.Exception
+		if b.Success > 0 {
+			h.AvgRT[i] = float64(b.RT) / float64(b.Success)
+			h.MinRT[i] = b.MinRT
+		}
+	}
+	return h
+}
+
+func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
+	spec := r.Spec()
+	out := Resource{Name: r.Name(), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params}
+	if cn := r.ClusterNode(); cn != nil {
+		out.Metrics = cn.Metrics(now)
+		if withHistory {
+			out.History = history(cn.MinuteWindow(), now)
+		}
+	}
+	return out
+}
+
+// serveResources lists every resource with its figures; ?name= (repeatable)
+// picks resources, ?history=1 adds each one's last minute.
+func (h *Handler) serveResources(w http.ResponseWriter, r *http.Request) {
+	now := runtime.NowMillis()
+	q := r.URL.Query()
+	names := q["name"]
+	withHistory := q.Get("history") == "1" || q.Get("history") == "true"
+	out := []Resource{}
+	if len(names) > 0 {
+		for _, name := range names {
+			if res := runtime.LookupResource(name); res != nil {
+				out = append(out, resourceOf(res, now, withHistory))
+			}
+		}
+		if len(out) == 0 {
+			writeError(w, http.StatusNotFound, "no such resource")
+			return
+		}
+	} else {
+		for _, res := range runtime.Resources() {
+			out = append(out, resourceOf(res, now, withHistory))
+		}
+	}
+	writeJSON(w, out)
+}
+
+// busiest returns the resources with calls in the last minute, the busiest
+// first, at most limit of them, with their history.
+func busiest(now int64, limit int) []Resource {
+	var out []Resource
+	for _, res := range runtime.Resources() {
+		cn := res.ClusterNode()
+		if cn == nil {
+			continue
+		}
+		if m := cn.Metrics(now); m.MinutePass+m.MinuteBlock == 0 && m.Threads == 0 {
+			continue
+		}
+		out = append(out, resourceOf(res, now, true))
+	}
+	slices.SortStableFunc(out, func(a, b Resource) int {
+		ta := a.Metrics.MinutePass + a.Metrics.MinuteBlock
+		tb := b.Metrics.MinutePass + b.Metrics.MinuteBlock
+		switch {
+		case ta > tb:
+			return -1
+		case ta < tb:
+			return 1
+		}
+		return 0
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+package dashboard
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
+	"github.com/sentinelgen/sentinelgen/runtime/inforce"
+)
+
+// rules returns the rules in force by kind name, in the shape of a combined
+// rule file: {"flow": [...], "degrade": [...], ...}.
+func (h *Handler) rules() map[string]any {
+	out := make(map[string]any, len(h.kinds))
+	for _, k := range h.kinds {
+		out[k.Name] = k.Rules()
+	}
+	return out
+}
+
+// Breaker is a circuit breaker as the JSON shows it.
+type Breaker struct {
+	Resource string       `json:"resource"`
+	Rule     degrade.Rule `json:"rule"`
+	// State is Java's name: CLOSED, OPEN or HALF_OPEN.
+	State string `json:"state"`
+	// NextRetryMillis is, for an OPEN breaker, the Unix ms from which it
+	// lets a probe through.
+	NextRetryMillis int64 `json:"nextRetryMillis"`
+}
+
+func breakers() []Breaker {
+	out := []Breaker{}
+	for _, b := range inforce.Breakers() {
+		out = append(out, Breaker{Resource: b.Resource, Rule: b.Rule, State: b.State.String(), NextRetryMillis: b.NextRetryMillis})
+	}
+	return out
+}
+
+// SourceState is a data source's status as the JSON shows it.
+type SourceState struct {
+	Path       string     `json:"path"`
+	Kind       string     `json:"kind"`
+	Watching   string     `json:"watching"`
+	Rules      int        `json:"rules"`
+	Loads      int        `json:"loads"`
+	Refusals   int        `json:"refusals"`
+	LastLoad   *time.Time `json:"lastLoad,omitempty"`
+	LastChange *time.Time `json:"lastChange,omitempty"`
+	// LastError is the last refusal, "" after a good load.
+	LastError string `json:"lastError,omitempty"`
+}
+
+func (h *Handler) sourceStates() []SourceState {
+	out := make([]SourceState, 0, len(h.sources))
+	for _, src := range h.sources {
+		s := src.Status()
+		st := SourceState{Path: s.Path, Kind: s.Kind, Watching: s.Watching, Rules: s.Rules, Loads: s.Loads, Refusals: s.Refusals}
+		if !s.LastLoad.IsZero() {
+			st.LastLoad = &s.LastLoad
+		}
+		if !s.LastChange.IsZero() {
+			st.LastChange = &s.LastChange
+		}
+		if s.LastError != nil {
+			st.LastError = s.LastError.Error()
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// Snapshot is everything the page shows, in one response.
+type Snapshot struct {
+	Now       int64                 `json:"now"` // Unix ms of the runtime's clock
+	Resources []Resource            `json:"resources"`
+	Inbound   Resource              `json:"inbound"`
+	Rules     map[string]any        `json:"rules"`
+	Breakers  []Breaker             `json:"breakers"`
+	Sources   []SourceState         `json:"sources"`
+	Editable  []string              `json:"editable,omitempty"` // kinds PUT api/rules/{kind} accepts
+}
+
+func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {
+	now := runtime.NowMillis()
+	in := runtime.InboundNode()
+	s := Snapshot{
+		Now:       now,
+		Resources: busiest(now, h.limit),
+		Inbound:   Resource{Name: "inbound", Traffic: "in", Metrics: in.Metrics(now), History: history(in.MinuteWindow(), now)},
+		Rules:     h.rules(),
+		Breakers:  breakers(),
+		Sources:   h.sourceStates(),
+	}
+	if len(h.updates) > 0 {
+		s.Editable = h.editable()
+	}
+	writeJSON(w, s)
+}

@@ -1,0 +1,123 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
+)
+
+// RuleFile is where updates of one kind of rule go. PUT api/rules/{name},
+// where name is Kind.Name() ("flow", "degrade", ..., "combined"), takes a
+// document of that kind (a JSON array; for a combined kind, an object whose
+// absent keys leave those kinds alone), and:
+//
+//  1. decodes, validates and loads it as a file load would, all or nothing
+//     (an invalid document changes nothing and is answered 400 with the
+//     same message a rule file would log);
+//  2. saves the rules now in force to Path (file.Write: atomically, Java's
+//     field names), so that they survive a restart: the file.Source
+//     watching Path reads back what is already in force.
+//
+// Unlike the Java dashboard's pushes, which live in memory, an update
+// outlives the process.
+type RuleFile struct {
+	Kind datasource.Kind
+	// Path is the rule file that a file.Source watches for Kind.
+	Path string
+	// Save, when set, replaces file.Write(Path, Kind): a data source of
+	// another kind (a config service) saves the rules in force its way.
+	Save func(kind datasource.Kind) error
+}
+
+// WithRuleUpdates turns rule updates on for the given files. Without it
+// the handler is read-only and PUT is refused with 403.
+//
+// The handler has no authentication of its own: mount it behind the
+// application's. PUT is not a simple cross-origin request, so a browser
+// only sends one from another origin after a CORS preflight, which the
+// handler does not answer.
+func WithRuleUpdates(files ...RuleFile) Option {
+	return func(h *Handler) {
+		if h.updates == nil {
+			h.updates = make(map[string]RuleFile)
+		}
+		for _, f := range files {
+			if f.Kind != nil {
+				h.updates[f.Kind.Name()] = f
+			}
+		}
+	}
+}
+
+// updateMu serialises updates, so that the file holds the last rules
+// loaded.
+var updateMu sync.Mutex
+
+// UpdateResult is the answer to a successful rule update.
+type UpdateResult struct {
+	Kind   string `json:"kind"`
+	Loaded int    `json:"loaded"`
+	Saved  string `json:"saved,omitempty"`
+}
+
+func (h *Handler) serveRuleUpdate(w http.ResponseWriter, r *http.Request) {
+	kind := r.PathValue("kind")
+	if len(h.updates) == 0 {
+		writeError(w, http.StatusForbidden, "rule updates are off (dashboard.WithRuleUpdates)")
+		return
+	}
+	rf, ok := h.updates[kind]
+	if !ok {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("rules of kind %q cannot be updated here; these can: %v", kind, h.editable()))
+		return
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, datasource.DefaultMaxSize))
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, err.Error())
+		return
+	}
+	updateMu.Lock()
+	defer updateMu.Unlock()
+	set, err := rf.Kind.Decode("api/rules/"+kind, data)
+	if err == nil {
+		err = set.Load()
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	save := rf.Save
+	if save == nil {
+		if rf.Path == "" {
+			save = func(datasource.Kind) error { return errors.New("no rule file to save to") }
+		} else {
+			save = func(k datasource.Kind) error { return file.Write(rf.Path, k) }
+		}
+	}
+	if err := save(rf.Kind); err != nil {
+		runtime.Logger().Error("sentinel: dashboard rule update loaded but not saved",
+			slog.String("kind", kind), slog.String("path", rf.Path), slog.Any("error", err))
+		writeError(w, http.StatusInternalServerError, "the rules are in force but were not saved: "+err.Error())
+		return
+	}
+	runtime.Logger().Info("sentinel: rules updated through the dashboard",
+		slog.String("kind", kind), slog.Int("rules", set.Len()), slog.String("path", rf.Path))
+	writeJSON(w, UpdateResult{Kind: kind, Loaded: set.Len(), Saved: rf.Path})
+}
+
+func (h *Handler) editable() []string {
+	out := make([]string, 0, len(h.updates))
+	for name := range h.updates {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
