@@ -66,7 +66,7 @@ var (
 	// the rules in force; write [] to mean "no rules".
 	ErrEmpty = errors.New("document is empty (write [] to clear the rules)")
 	// ErrTooLarge: the file is over the size cap; it is refused, not truncated.
-	ErrTooLarge = errors.New("file is over the size cap")
+	ErrTooLarge = errors.New("file too large")
 	// ErrInvalidUTF8: the document is not UTF-8.
 	ErrInvalidUTF8 = errors.New("invalid UTF-8")
 	// ErrSyntax: the document is not JSON.

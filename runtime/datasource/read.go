@@ -41,20 +41,19 @@ func ReadFile(path string, maxSize int64) ([]byte, error) {
 		return nil, &Error{Name: path, Err: err}
 	}
 	if int64(len(data)) > maxSize {
-		return nil, tooLarge(path, int64(len(data)), maxSize)
+		return nil, tooLarge(path, -1, maxSize)
 	}
 	return data, nil
 }
 
+// tooLarge: size < 0 means the file grew past the cap while being read.
 func tooLarge(path string, size, maxSize int64) error {
-	more := ""
-	if size > maxSize+1 {
-		more = fmt.Sprintf("%d bytes ", size)
-	} else {
-		more = "more than that "
+	what := fmt.Sprintf("%d bytes", size)
+	if size < 0 {
+		what = "grew while being read"
 	}
-	return &Error{Name: path, Err: fmt.Errorf("%w: %sover the %d-byte cap; refused, not truncated (raise the cap with the max-size option)",
-		ErrTooLarge, more, maxSize)}
+	return &Error{Name: path, Err: fmt.Errorf("%w: %s, over the %d-byte cap; refused, not truncated (file.WithMaxSize raises the cap)",
+		ErrTooLarge, what, maxSize)}
 }
 
 func describeOpen(err error) error {
