@@ -68,6 +68,11 @@ func BenchmarkMiddlewareOriginHeader(b *testing.B) {
 	benchServe(b, h, req)
 }
 
+func BenchmarkBareMux404(b *testing.B) {
+	benchServe(b, benchMux("GET /bench/order/{id}"), httptest.NewRequest("GET", "/bench/missing", nil))
+}
+
+// BenchmarkMiddlewareUnprotected is a 404: not protected, routed twice.
 func BenchmarkMiddlewareUnprotected(b *testing.B) {
 	h := nethttp.Middleware()(benchMux("GET /bench/order/{id}"))
 	benchServe(b, h, httptest.NewRequest("GET", "/bench/missing", nil))
