@@ -98,7 +98,7 @@ func (c *cache) get(k key) *entry {
 
 // getOrCreate returns k's entry, creating it with the given state when it
 // is absent; created says which.
-func (c *cache) getOrCreate(k key, last, tokens int64) (e *entry, created bool) {
+func (c *cache) getOrCreate(k key, last, tokens, threads int64) (e *entry, created bool) {
 	s := c.shard(&k)
 	s.mu.RLock()
 	e = s.lookup(&k)
@@ -117,6 +117,7 @@ func (c *cache) getOrCreate(k key, last, tokens int64) (e *entry, created bool) 
 	e = &entry{k: k}
 	e.last.Store(last)
 	e.tokens.Store(tokens)
+	e.threads.Store(threads)
 	s.insert(e)
 	return e, true
 }

@@ -45,7 +45,7 @@ func (b *bound) passTokenBucket(k key, tokenCount, acquire, now int64) bool {
 	if acquire > maxCount {
 		return false
 	}
-	e, created := b.values.getOrCreate(k, now, maxCount-acquire)
+	e, created := b.values.getOrCreate(k, now, maxCount-acquire, 0)
 	if created {
 		return true // a new value starts with a full bucket, less this call
 	}
@@ -108,7 +108,7 @@ func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
 	}
 	now := c.StartMillis()
 	cost := int64(math.Round(1000 * float64(c.BatchCount()) * float64(b.durationSec) / float64(tokenCount)))
-	e, created := b.values.getOrCreate(k, now, 0)
+	e, created := b.values.getOrCreate(k, now, 0, 0)
 	if created {
 		return true
 	}
@@ -138,7 +138,10 @@ func (b *bound) passThread(k key, threshold int64) bool {
 	if threshold <= 0 {
 		return false
 	}
-	e, _ := b.values.getOrCreate(k, 0, 0)
+	e, created := b.values.getOrCreate(k, 0, 0, 1)
+	if created {
+		return true // created holding this call
+	}
 	for {
 		cur := e.threads.Load()
 		if cur+1 > threshold {

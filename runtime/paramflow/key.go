@@ -180,9 +180,7 @@ func warnUnkeyable(rv reflect.Value) {
 // must pass). nil, empty lists and values that cannot be keyed add none,
 // and are not limited.
 func appendKeys(dst []key, arg any) []key {
-	if kr, ok := arg.(Keyer); ok {
-		arg = kr.ParamKey()
-	}
+	// The common argument types first: they cannot implement Keyer.
 	switch xs := arg.(type) {
 	case nil:
 		return dst
@@ -192,6 +190,12 @@ func appendKeys(dst []key, arg any) []key {
 		return append(dst, intKey(xs))
 	case string:
 		return append(dst, stringKey(xs))
+	case Keyer:
+		arg = xs.ParamKey()
+	}
+	switch xs := arg.(type) {
+	case nil:
+		return dst
 	case []int:
 		for _, x := range xs {
 			dst = append(dst, intKey(int64(x)))
