@@ -3,7 +3,6 @@ package generator
 import (
 	"bytes"
 	"fmt"
-	"go/format"
 	"go/types"
 	"path/filepath"
 
@@ -16,7 +15,8 @@ type fileGen struct {
 	pkg      *types.Package
 	pkgNames map[string]bool   // the package block, our own additions included
 	names    map[string]string // import path -> package name, of every package referred to
-	aliases  map[string]string // import path -> name in this file; nil while collecting
+	aliases    map[string]string // import path -> name in this file; nil while collecting
+	aliasNames map[string]bool   // the names in aliases
 }
 
 // fixedPackages are the packages wrappers call into, by name.
@@ -47,6 +47,10 @@ func emitFile(pkg *types.Package, pkgNames map[string]bool, src, constraint stri
 	// the body uses is known only once it is built: build it twice.
 	g.decls(ws)
 	g.aliases = importAliases(g.names, pkgNames)
+	g.aliasNames = map[string]bool{}
+	for _, a := range g.aliases {
+		g.aliasNames[a] = true
+	}
 	decls := g.decls(ws)
 
 	f := jen.NewFilePathName(pkg.Path(), pkg.Name())
@@ -57,23 +61,20 @@ func emitFile(pkg *types.Package, pkgNames map[string]bool, src, constraint stri
 			f.ImportAlias(path, alias)
 		}
 	}
+	// Header comments starting with // are written as they are; Render
+	// formats the whole file with go/format.
+	header := Header + "\n\n"
+	if constraint != "" {
+		header += constraint + "\n\n"
+	}
+	header += "// Wrappers for the //sentinel:resource directives of " + filepath.Base(src) + "."
+	f.HeaderComment(header)
 	f.Add(decls...)
-	var body bytes.Buffer
-	if err := f.Render(&body); err != nil {
+	var out bytes.Buffer
+	if err := f.Render(&out); err != nil {
 		return nil, fmt.Errorf("%s: rendering: %w", src, err)
 	}
-	var out bytes.Buffer
-	out.WriteString(Header + "\n\n")
-	if constraint != "" {
-		out.WriteString(constraint + "\n\n")
-	}
-	fmt.Fprintf(&out, "// Wrappers for the //sentinel:resource directives of %s.\n\n", filepath.Base(src))
-	out.Write(body.Bytes())
-	formatted, err := format.Source(out.Bytes())
-	if err != nil {
-		return nil, fmt.Errorf("%s: formatting generated code: %w", src, err)
-	}
-	return formatted, nil
+	return out.Bytes(), nil
 }
 
 // decls builds the file's declarations.

@@ -169,7 +169,8 @@ func packageNames(p *packages.Package, files []*annotatedFile) map[string]bool {
 			}
 		}
 	}
-	n := newNamer(names)
+	n := newNamer()
+	n.taken = names
 	for _, af := range files {
 		for _, w := range af.wrappers {
 			base := "sentinel_" + w.fn.Name()

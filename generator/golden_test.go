@@ -149,7 +149,7 @@ func sortedKeys(m map[string]string) []string {
 // caseModule makes a module "cases" whose packages import this repository
 // through a replace directive, so that generated code builds against the
 // runtime being tested.
-func caseModule(t *testing.T) string {
+func caseModule(t testing.TB) string {
 	t.Helper()
 	repo, err := filepath.Abs("..")
 	require.NoError(t, err)
@@ -168,7 +168,7 @@ func moduleEnv() []string {
 	return append(os.Environ(), "GOFLAGS=-mod=mod -buildvcs=false", "GOPROXY=off", "GOWORK=off")
 }
 
-func writeFile(t *testing.T, path string, data []byte) {
+func writeFile(t testing.TB, path string, data []byte) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	require.NoError(t, os.WriteFile(path, data, 0o644))

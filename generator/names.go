@@ -9,24 +9,31 @@ import (
 // refers to. Generated code lives beside the user's: a parameter named
 // runtime or err, a package-level var named fmt, must not break it.
 type namer struct {
-	taken map[string]bool
+	reserved []map[string]bool // read, never copied: the package block is large
+	taken    map[string]bool
 }
 
 func newNamer(reserved ...map[string]bool) *namer {
-	n := &namer{taken: map[string]bool{}}
-	for _, m := range reserved {
-		for k := range m {
-			n.taken[k] = true
+	return &namer{reserved: reserved, taken: map[string]bool{}}
+}
+
+func (n *namer) isTaken(name string) bool {
+	if n.taken[name] {
+		return true
+	}
+	for _, m := range n.reserved {
+		if m[name] {
+			return true
 		}
 	}
-	return n
+	return false
 }
 
 // fresh returns base, or base with the smallest numeric suffix, that is
 // not taken, and takes it.
 func (n *namer) fresh(base string) string {
 	name := base
-	for i := 1; n.taken[name]; i++ {
+	for i := 1; n.isTaken(name); i++ {
 		name = base + strconv.Itoa(i)
 	}
 	n.taken[name] = true

@@ -19,11 +19,7 @@ type locals struct {
 }
 
 func (g *fileGen) locals(w *wrapper) locals {
-	reserved := map[string]bool{}
-	for _, a := range g.aliases {
-		reserved[a] = true
-	}
-	n := newNamer(g.pkgNames, reserved, predeclared)
+	n := newNamer(g.pkgNames, g.aliasNames, predeclared)
 	if tps := w.typeParams(); tps != nil {
 		for tp := range tps.TypeParams() {
 			n.taken[tp.Obj().Name()] = true

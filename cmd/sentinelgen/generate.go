@@ -67,6 +67,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) error {
 
 	problems := false
 	for _, e := range res.Errors() {
+		if e.Pos.Filename == "" {
+			fmt.Fprintln(stderr, "sentinelgen:", e.Msg) // a package-level problem: no Go files, say
+			problems = true
+			continue
+		}
 		e.Pos.Filename = rel(e.Pos.Filename)
 		fmt.Fprintln(stderr, e)
 		problems = true

@@ -1,0 +1,47 @@
+// Package generator is sentinelgen's engine: it loads packages, checks
+// their //sentinel:resource directives against their types, and returns
+// the wrapper files to write. It writes nothing itself; cmd/sentinelgen
+// decides what to write, remove or compare (-check).
+//
+//	res, err := generator.Generate(generator.Config{Patterns: []string{"./..."}})
+//	for _, p := range res.Packages {
+//		// p.Errors: problems, file:line:col: message; p.Files: outputs;
+//		// p.Orphans: previous outputs whose source lost its directives.
+//	}
+//
+// # Loading
+//
+// Packages are loaded with golang.org/x/tools/go/packages, type-checking
+// the named packages from source and their dependencies from export data
+// (no NeedDeps). Previous outputs, the files whose first line is Header,
+// are replaced by an overlay holding just their package clause, so a stale
+// output never keeps a package from loading. Type errors do not stop
+// generation (code calling a wrapper does not type-check until the wrapper
+// exists), unless the annotated signature itself has one.
+//
+// # Checking
+//
+// Each directive (package annotations parses them) is resolved with
+// go/types: handlers are methods of the receiver (for a method), functions
+// of the package (for a function), or pkg.Func of an imported package, and
+// their signatures must be identical (types.Identical) to:
+//
+//	blockHandler     business params, then *runtime.BlockError; same results
+//	fallback         business params, optionally then error; same results
+//	defaultFallback  () or (error); same results
+//
+// A variadic business parameter is a plain slice where another parameter
+// follows it. Generic handlers are instantiated with the wrapper's type
+// parameters. ignore= names error values (matched with errors.Is) and
+// error types (errors.As); args= names parameters. Every problem of a
+// package is reported, sorted; a package with any gets no output.
+//
+// # Emitting
+//
+// Each annotated x.go gets x_sentinel.go (OutputPath), written with
+// github.com/dave/jennifer and formatted with go/format: a package-level
+// var per resource, declared with runtime.Declare at init, and a wrapper
+// per directive that follows DESIGN.md's seven steps. Identifiers are
+// chosen so that nothing the wrapper refers to is shadowed: import names
+// avoid the package block, locals avoid parameters and imports.
+package generator
