@@ -128,12 +128,12 @@ func LoadRules(rules []Rule) error {
 		if r.LimitApp == "" {
 			r.LimitApp = ruleutil.LimitApp(r.LimitApp)
 		}
-		cr := compile(r)
 		id := identity(r)
-		st := old[id]
-		if st == nil {
-			st = s.states[id] // an equal rule twice in one set shares state, as Java's HashSet keeps one
+		if s.states[id] != nil {
+			continue // an equal rule twice: Java's HashSet keeps one
 		}
+		cr := compile(r)
+		st := old[id]
 		if st == nil {
 			st = &ruleState{capacity: capacityFor(cr.durationSec), byName: map[string]*cache{}}
 			if !r.Regex {

@@ -477,6 +477,13 @@ func TestReloadingAnEqualRuleKeepsItsState(t *testing.T) {
 	assert.True(t, passes("pf-reload", "v"), "a changed rule starts afresh")
 }
 
+func TestEqualRulesCountOnce(t *testing.T) {
+	r := paramflow.NewRule("pf-dup", 0, 1)
+	load(t, r, r)
+	assert.Equal(t, 1, run(3, "pf-dup", "v"))
+	assert.Len(t, paramflow.Rules(), 2, "Rules returns the rules as loaded")
+}
+
 func TestStateIsBoundedUnderAFloodOfValues(t *testing.T) {
 	load(t, paramflow.NewRule("pf-flood", 0, 1))
 	capacity := paramflow.CapacityFor(1)
