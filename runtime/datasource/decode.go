@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -198,7 +200,15 @@ func describe(value json.RawMessage, err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if strings.HasPrefix(te.Value, "number") && isNumeric(te.Type) {
-			return fmt.Sprintf("%s does not fit a %s", strings.TrimPrefix(te.Value, "number "), te.Type)
+			num := strings.TrimPrefix(te.Value, "number ")
+			switch te.Type.Kind() {
+			case reflect.Float32, reflect.Float64:
+				return fmt.Sprintf("%s does not fit a %s", num, te.Type)
+			}
+			if f, err := strconv.ParseFloat(num, 64); err == nil && f != math.Trunc(f) {
+				return num + " is not a whole number"
+			}
+			return fmt.Sprintf("%s is out of range for %s", num, te.Type)
 		}
 		return fmt.Sprintf("%s is %s, want %s", shown, jsonKindOf(value), wantOf(te.Type))
 	}

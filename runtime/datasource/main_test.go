@@ -1,0 +1,14 @@
+package datasource_test
+
+import (
+	"log/slog"
+	"os"
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+func TestMain(m *testing.M) {
+	runtime.SetLogger(slog.New(slog.DiscardHandler)) // the rule packages log each load
+	os.Exit(m.Run())
+}
