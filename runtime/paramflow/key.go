@@ -191,7 +191,7 @@ func appendKeys(dst []key, arg any) []key {
 	case string:
 		return append(dst, stringKey(xs))
 	case Keyer:
-		arg = xs.ParamKey()
+		arg = paramKey(xs)
 	}
 	switch xs := arg.(type) {
 	case nil:
@@ -237,11 +237,29 @@ func appendKeys(dst []key, arg any) []key {
 
 var keyerType = reflect.TypeFor[Keyer]()
 
+var keyerPanicWarned atomic.Bool
+
+// paramKey calls k.ParamKey. A panicking ParamKey (a nil pointer whose
+// type has a value-receiver ParamKey, say) leaves the value unlimited
+// instead of failing the call; a warning is logged once.
+func paramKey(k Keyer) (v any) {
+	defer func() {
+		if p := recover(); p != nil {
+			v = nil
+			if keyerPanicWarned.CompareAndSwap(false, true) {
+				runtime.Logger().Warn("sentinel: a hot-parameter argument's ParamKey panicked; the value is not limited",
+					"type", reflect.TypeOf(k).String(), "panic", p)
+			}
+		}
+	}()
+	return k.ParamKey()
+}
+
 // appendElem keys one element of a list. Lists nested in lists cannot be
 // keyed and are not limited.
 func appendElem(dst []key, x any) []key {
 	if kr, ok := x.(Keyer); ok {
-		x = kr.ParamKey()
+		x = paramKey(kr)
 	}
 	if k, ok := scalarKey(x); ok {
 		dst = append(dst, k)

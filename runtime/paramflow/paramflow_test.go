@@ -399,6 +399,9 @@ func TestKeyerSuppliesTheKey(t *testing.T) {
 	for range 3 {
 		assert.True(t, passes("pf-keyer", anonymous{}), "a nil key is not limited")
 	}
+	var nobody *user // ParamKey has a value receiver: calling it panics
+	assert.True(t, passes("pf-keyer", nobody), "a panicking ParamKey is not limited")
+	assert.True(t, passes("pf-keyer", nobody))
 	assert.True(t, passes("pf-keyer", []user{{3, ""}, {4, ""}}))
 	assert.False(t, passes("pf-keyer", user{4, ""}), "Keyer elements of a list")
 }
