@@ -358,3 +358,20 @@ func TestSymlinkToAnotherDirectoryIsFollowed(t *testing.T) {
 	require.NoError(t, os.WriteFile(next, []byte(rules("moved-edited")), 0o644))
 	f.eventuallyInForce("moved-edited")
 }
+
+func TestDirectoryRemovedAndRecreated(t *testing.T) {
+	f := newFixture(t)
+	f.path = filepath.Join(f.dir, "conf", "flow.json")
+	require.NoError(t, os.Mkdir(filepath.Join(f.dir, "conf"), 0o755))
+	f.write(rules("a"))
+	src := f.watch(file.WithDebounce(10*time.Millisecond), file.WithPollInterval(20*time.Millisecond))
+	require.Equal(t, "fsnotify+poll", src.Status().Watching)
+	require.NoError(t, os.RemoveAll(filepath.Join(f.dir, "conf")))
+	require.Eventually(t, func() bool { return src.Status().Watching == "poll" }, waitFor, tick, "the dead watch is noticed")
+	f.eventuallyRefused(func(err error) bool { return errors.Is(err, fs.ErrNotExist) })
+	assert.Equal(t, []string{"a"}, f.m.Resources())
+	require.NoError(t, os.Mkdir(filepath.Join(f.dir, "conf"), 0o755))
+	require.Eventually(t, func() bool { return src.Status().Watching == "fsnotify+poll" }, waitFor, tick)
+	f.write(rules("b"))
+	f.eventuallyInForce("b")
+}
