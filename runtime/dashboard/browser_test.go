@@ -100,12 +100,19 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(src)))
 	defer srv.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
+	// A few seconds on an idle machine; the limit allows for a loaded one.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
 	// --virtual-time-budget lets the page's timers run 5 s of virtual time
-	// (several polls), waiting for each fetch, before the DOM is dumped.
-	dom := chromium(t, ctx, "--virtual-time-budget=5000", "--dump-dom", srv.URL+"/")
+	// (several polls), waiting for each fetch, before the DOM is dumped and
+	// the screenshot taken. The screenshot is kept as the test's artifact
+	// (go test -artifacts keeps it under -outputdir): look at it when the
+	// page changes.
+	shot := filepath.Join(t.ArtifactDir(), "dashboard.png")
+	dom := chromium(t, ctx, "--virtual-time-budget=5000", "--window-size=1200,900",
+		"--dump-dom", "--screenshot="+shot, srv.URL+"/")
+	t.Logf("screenshot: %s", shot)
 
 	polls := regexp.MustCompile(`<body data-polls="(\d+)"`).FindStringSubmatch(dom)
 	require.NotNil(t, polls, "the page never polled: %.2000s", dom)
@@ -134,12 +141,7 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 	assert.Contains(t, dom, "controlBehavior 7 is not one of 0..3", "the source's last error is shown")
 	assert.Contains(t, dom, `<span class="" id="status">updated `, "the last poll succeeded")
 
-	// A screenshot, kept as the test's artifact (go test -artifacts keeps
-	// it under -outputdir); look at it when the page changes.
-	shot := filepath.Join(t.ArtifactDir(), "dashboard.png")
-	chromium(t, ctx, "--virtual-time-budget=3000", "--window-size=1200,900", "--screenshot="+shot, srv.URL+"/")
 	st, err := os.Stat(shot)
 	require.NoError(t, err)
 	assert.Greater(t, st.Size(), int64(10_000), "a real picture, not a blank page")
-	t.Logf("screenshot: %s", shot)
 }

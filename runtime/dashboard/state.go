@@ -73,13 +73,13 @@ func (h *Handler) sourceStates() []SourceState {
 
 // Snapshot is everything the page shows, in one response.
 type Snapshot struct {
-	Now       int64                 `json:"now"` // Unix ms of the runtime's clock
-	Resources []Resource            `json:"resources"`
-	Inbound   Resource              `json:"inbound"`
-	Rules     map[string]any        `json:"rules"`
-	Breakers  []Breaker             `json:"breakers"`
-	Sources   []SourceState         `json:"sources"`
-	Editable  []string              `json:"editable,omitempty"` // kinds PUT api/rules/{kind} accepts
+	Now       int64          `json:"now"` // Unix ms of the runtime's clock
+	Resources []Resource     `json:"resources"`
+	Inbound   Resource       `json:"inbound"`
+	Rules     map[string]any `json:"rules"`
+	Breakers  []Breaker      `json:"breakers"`
+	Sources   []SourceState  `json:"sources"`
+	Editable  []string       `json:"editable,omitempty"` // kinds PUT api/rules/{kind} accepts
 }
 
 func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {

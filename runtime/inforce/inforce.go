@@ -32,7 +32,7 @@ type Kind struct {
 // with rule kinds of their own (a custom slot) report them with it.
 func KindOf[R any](name string, rules func() []R) Kind {
 	return Kind{
-		Name:  name,
+		Name: name,
 		Rules: func() any {
 			if r := rules(); r != nil {
 				return r
