@@ -14,6 +14,7 @@ import (
 // with the committed file, so that those tests always exercise what the
 // generator writes today.
 func TestCommittedWrappersAreCurrent(t *testing.T) {
+	t.Parallel()
 	res, err := Generate(Config{Patterns: []string{"./internal/wrappertest"}})
 	require.NoError(t, err)
 	require.Len(t, res.Packages, 1)

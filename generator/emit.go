@@ -12,9 +12,9 @@ import (
 // fileGen emits one generated file: the resources its wrappers enter, then
 // the wrappers, in source order.
 type fileGen struct {
-	pkg      *types.Package
-	pkgNames map[string]bool   // the package block, our own additions included
-	names    map[string]string // import path -> package name, of every package referred to
+	pkg        *types.Package
+	pkgNames   map[string]bool   // the package block, our own additions included
+	names      map[string]string // import path -> package name, of every package referred to
 	aliases    map[string]string // import path -> name in this file; nil while collecting
 	aliasNames map[string]bool   // the names in aliases
 }

@@ -59,6 +59,7 @@ func readCases(t *testing.T) []*goldenCase {
 // files, then builds and vets all outputs in one module, and checks that
 // regenerating changes nothing.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	cases := readCases(t)
 	mod := caseModule(t)
 	var patterns []string

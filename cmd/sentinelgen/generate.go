@@ -50,16 +50,13 @@ func parseGenFlags(args []string, stderr io.Writer) (genFlags, error) {
 	return f, nil
 }
 
-func runGenerate(args []string, stdout, stderr io.Writer) error {
+func runGenerate(env runEnv, args []string) error {
+	stdout, stderr, cwd := env.stdout, env.stderr, env.dir
 	f, err := parseGenFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return err
-	}
-	res, err := generator.Generate(generator.Config{Dir: cwd, Patterns: f.patterns, Tags: f.tags})
+	res, err := generator.Generate(generator.Config{Dir: cwd, Patterns: f.patterns, Tags: f.tags, Env: env.environ})
 	if err != nil {
 		return err
 	}

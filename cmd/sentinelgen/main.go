@@ -41,17 +41,35 @@ func exitCode(err error, stderr io.Writer) int {
 	return 1
 }
 
+// runEnv is what a command takes from its process. main passes the real
+// one; tests pass their own, so that they run in parallel.
+type runEnv struct {
+	dir     string   // working directory
+	environ []string // environment for the go command; nil inherits
+	stdout  io.Writer
+	stderr  io.Writer
+}
+
 // commands are the subcommands, chosen by the first argument; anything
 // else is the generator's command line. (Issue 6 adds "rules check".)
-var commands = map[string]func(args []string, stdout, stderr io.Writer) error{}
+var commands = map[string]func(env runEnv, args []string) error{}
 
-// run runs one command line. It reads no globals and writes only to
-// stdout, stderr and the files generation asks for.
+// run runs one command line in the process's working directory.
 func run(args []string, stdout, stderr io.Writer) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	return runWith(runEnv{dir: cwd, stdout: stdout, stderr: stderr}, args)
+}
+
+// runWith runs one command line. It reads no globals and writes only to
+// env's writers and the files generation asks for.
+func runWith(env runEnv, args []string) error {
 	if len(args) > 0 {
 		if cmd, ok := commands[args[0]]; ok {
-			return cmd(args[1:], stdout, stderr)
+			return cmd(env, args[1:])
 		}
 	}
-	return runGenerate(args, stdout, stderr)
+	return runGenerate(env, args)
 }
