@@ -120,8 +120,8 @@
 // runtime.MaxContexts, and a context per URL would use them up.
 //
 // Transport errors, response statuses the WithErrorStatus predicate holds
-// for (5xx by default) and errors reading the response body are recorded
-// on the entry. A blocked request is not sent: the WithFallback function
+// for (5xx by default), errors reading the response body and panics of the
+// base transport (which go on) are recorded on the entry. A blocked request is not sent: the WithFallback function
 // answers it, or RoundTrip returns the *runtime.BlockError, which
 // http.Client wraps in a *url.Error (errors.Is(err, runtime.ErrBlocked)
 // and errors.As(err, &blockErr) hold). The request body is closed either

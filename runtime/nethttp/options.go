@@ -23,8 +23,14 @@ type SharedOption struct {
 	apply func(*commonConfig)
 }
 
-func (o SharedOption) applyMiddleware(c *middlewareConfig) { o.apply(&c.commonConfig) }
-func (o SharedOption) applyTransport(c *transportConfig)   { o.apply(&c.commonConfig) }
+func (o SharedOption) applyMiddleware(c *middlewareConfig) { o.applyCommon(&c.commonConfig) }
+func (o SharedOption) applyTransport(c *transportConfig)   { o.applyCommon(&c.commonConfig) }
+
+func (o SharedOption) applyCommon(c *commonConfig) {
+	if o.apply != nil { // the zero SharedOption does nothing
+		o.apply(c)
+	}
+}
 
 type middlewareOption func(*middlewareConfig)
 
