@@ -1,0 +1,200 @@
+package blocklog_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/sentinelgen/sentinelgen/internal/blocklog"
+)
+
+const t0 = int64(1_764_000_000_000)
+
+type rule struct{ name string }
+
+// nonComparable is a rule type that cannot be a map key.
+type nonComparable struct{ ids []int }
+
+// capture is a logger whose lines tests read back.
+type capture struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *capture) logger() *slog.Logger {
+	return slog.New(slog.NewJSONHandler(&lockedWriter{c}, nil))
+}
+
+type lockedWriter struct{ c *capture }
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.c.mu.Lock()
+	defer w.c.mu.Unlock()
+	return w.c.buf.Write(p)
+}
+
+func (c *capture) lines(t *testing.T) []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(c.buf.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m))
+		delete(m, "time")
+		out = append(out, m)
+	}
+	return out
+}
+
+func newAggregator(c *capture, now *atomic.Int64) *blocklog.Aggregator {
+	return blocklog.New(c.logger, now.Load)
+}
+
+func TestOneLinePerResourceRuleAndOriginPerSecond(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	flowA, flowB := &rule{"a"}, &rule{"b"}
+	for range 1000 {
+		a.Add(t0+10, "getOrder", "flow", flowA, "", 1)
+	}
+	a.Add(t0+20, "getOrder", "flow", flowB, "", 2)
+	a.Add(t0+30, "getOrder", "flow", flowA, "app-x", 1)
+	a.Add(t0+40, "pay", "degrade", flowA, "", 1)
+	assert.Empty(t, c.lines(t), "nothing is written while the second lasts")
+
+	a.Add(t0+1000, "getOrder", "flow", flowA, "", 1) // the next second
+	second := time.UnixMilli(t0).UTC().Format(time.RFC3339)
+	lines := c.lines(t)
+	require.Len(t, lines, 4, "one line per key, not per block")
+	want := []struct {
+		resource, typ, rule, origin string
+		blocks                      float64
+	}{
+		{"getOrder", "flow", "a", "", 1000},
+		{"getOrder", "flow", "b", "", 2},
+		{"getOrder", "flow", "a", "app-x", 1},
+		{"pay", "degrade", "a", "", 1},
+	}
+	for i, w := range want {
+		l := lines[i]
+		assert.Equal(t, "sentinel: blocked", l["msg"])
+		assert.Equal(t, "INFO", l["level"])
+		assert.Equal(t, second, l["second"])
+		assert.Equal(t, w.resource, l["resource"])
+		assert.Equal(t, w.typ, l["type"])
+		assert.Equal(t, map[string]any{}, l["rule"], "the rule as slog renders it") // unexported field
+		assert.Equal(t, w.blocks, l["blocks"])
+		if w.origin == "" {
+			assert.NotContains(t, l, "origin")
+		} else {
+			assert.Equal(t, w.origin, l["origin"])
+		}
+	}
+
+	a.Flush()
+	lines = c.lines(t)
+	require.Len(t, lines, 5)
+	assert.EqualValues(t, 1, lines[4]["blocks"])
+	a.Flush()
+	assert.Len(t, c.lines(t), 5, "nothing twice")
+}
+
+func TestBoundedKeys(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	r := &rule{"r"}
+	for i := range blocklog.MaxKeys + 10 {
+		a.Add(t0, "res", "flow", r, "origin-"+strconv.Itoa(i), 1)
+	}
+	a.Flush()
+	lines := c.lines(t)
+	require.Len(t, lines, blocklog.MaxKeys+1)
+	last := lines[len(lines)-1]
+	assert.Equal(t, "sentinel: block log full", last["msg"])
+	assert.EqualValues(t, 10, last["blocks"])
+}
+
+func TestRulesThatCannotBeMapKeys(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	assert.NotPanics(t, func() {
+		a.Add(t0, "res", "custom", nonComparable{ids: []int{1}}, "", 1)
+		a.Add(t0, "res", "custom", nonComparable{ids: []int{2}}, "", 1)
+		a.Add(t0, "res", "custom", nil, "", 1)
+	})
+	a.Flush()
+	lines := c.lines(t)
+	require.Len(t, lines, 2, "rules of one uncomparable type share a line; a nil rule has its own")
+	assert.EqualValues(t, 2, lines[0]["blocks"])
+}
+
+func TestConcurrentBlocksAreAllCounted(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	r := &rule{"r"}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 1000 {
+				a.Add(t0+5, "res", "flow", r, "", 1)
+			}
+		})
+	}
+	wg.Wait()
+	a.Flush()
+	lines := c.lines(t)
+	require.Len(t, lines, 1)
+	assert.EqualValues(t, 8000, lines[0]["blocks"])
+}
+
+// The timer writes a finished second without waiting for the next block.
+func TestTimerWritesAFinishedSecond(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0 + 900)
+	a := newAggregator(&c, &now)
+	a.Add(t0+900, "res", "flow", &rule{"r"}, "", 3)
+	now.Store(t0 + 1500) // the clock moved on; no more blocks
+	require.Eventually(t, func() bool { return len(c.lines(t)) == 1 }, 5*time.Second, 10*time.Millisecond)
+	assert.EqualValues(t, 3, c.lines(t)[0]["blocks"])
+}
+
+// With a clock that stands still (a test clock), the timer is not armed
+// again and the second's lines wait for the next block or Flush.
+func TestTimerStopsWhenTheClockStandsStill(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0 + 990)
+	a := newAggregator(&c, &now)
+	a.Add(t0+990, "res", "flow", &rule{"r"}, "", 1)
+	assert.Empty(t, c.lines(t))
+	a.Flush()
+	assert.Len(t, c.lines(t), 1)
+}
