@@ -100,8 +100,9 @@ type Rule struct {
 	MaxQueueingTimeMs int64 `json:"maxQueueingTimeMs"`
 	// BurstCount is extra tokens a value's bucket holds beyond Count.
 	BurstCount int64 `json:"burstCount"`
-	// DurationInSec is the span Count is measured over; 0 means Java's
-	// default, 1.
+	// DurationInSec is the span Count is measured over. 0 in Go code means
+	// Java's default, 1; an explicit 0 in JSON is refused, as Java refuses
+	// it.
 	DurationInSec int64 `json:"durationInSec"`
 	// ParamFlowItemList gives particular values their own limit.
 	ParamFlowItemList []Item `json:"paramFlowItemList,omitempty"`
@@ -114,6 +115,11 @@ type Rule struct {
 	// Regex makes Resource a pattern that must match a whole resource name;
 	// each matched resource gets its own per-value state.
 	Regex bool `json:"regex"`
+
+	// zeroDuration records a JSON durationInSec of 0, where Go's 0 means
+	// Java's default: validation refuses it, as Java does. Always false for
+	// rules built in Go.
+	zeroDuration bool
 }
 
 // NewRule returns a QPS rule of count calls per second per value of
@@ -136,6 +142,7 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return err
 	}
+	p.zeroDuration = p.DurationInSec == 0 // the default was overwritten by 0
 	*r = Rule(p)
 	return nil
 }
@@ -194,10 +201,13 @@ type ClusterConfig struct {
 	FlowID                  int64 `json:"flowId"`
 	ThresholdType           int   `json:"thresholdType"`
 	FallbackToLocalWhenFail bool  `json:"fallbackToLocalWhenFail"`
-	// SampleCount and WindowIntervalMs: 0 means Java's defaults, 10 and
-	// 1000.
+	// SampleCount and WindowIntervalMs: 0 in Go code means Java's
+	// defaults, 10 and 1000; an explicit 0 in JSON is refused, as Java
+	// refuses it.
 	SampleCount      int `json:"sampleCount"`
 	WindowIntervalMs int `json:"windowIntervalMs"`
+
+	zeroWindow bool // JSON set sampleCount or windowIntervalMs to 0
 }
 
 // UnmarshalJSON applies Java's defaults to absent fields.
@@ -207,6 +217,7 @@ func (c *ClusterConfig) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &p); err != nil {
 		return err
 	}
+	p.zeroWindow = p.SampleCount == 0 || p.WindowIntervalMs == 0
 	*c = ClusterConfig(p)
 	return nil
 }

@@ -164,12 +164,16 @@ func TestJSONParamIdxAndItemsMissingFields(t *testing.T) {
 		{"resource": "a", "count": 1},
 		{"resource": "b", "paramIdx": 0, "count": 1, "paramFlowItemList": [{"classType": "int", "count": 1}]},
 		{"resource": "c", "paramIdx": 0, "count": 1, "paramFlowItemList": [{"object": "6", "classType": "char"}]},
-		{"resource": "d", "paramIdx": 0, "count": 1, "paramFlowItemList": [{"object": "Sentinel", "count": 3}, {"object": "11.11", "classType": "", "count": 3}]}
+		{"resource": "d", "paramIdx": 0, "count": 1, "paramFlowItemList": [{"object": "Sentinel", "count": 3}, {"object": "11.11", "classType": "", "count": 3}]},
+		{"resource": "e", "paramIdx": 0, "count": 1, "durationInSec": 0},
+		{"resource": "f", "paramIdx": 0, "count": 1, "clusterMode": true, "clusterConfig": {"flowId": 1, "sampleCount": 0}}
 	]`), &rules))
 	err := paramflow.ValidateRules(rules)
 	var errs runtime.RuleErrors
 	require.True(t, errors.As(err, &errs))
-	require.Len(t, errs, 3)
+	require.Len(t, errs, 5)
+	assert.Equal(t, "durationInSec", errs[3].Field, "an explicit 0 is refused, as Java does")
+	assert.Equal(t, "clusterConfig.windowIntervalMs", errs[4].Field)
 	assert.Equal(t, "paramIdx", errs[0].Field)
 	assert.Equal(t, "paramFlowItemList[0]", errs[1].Field)
 	assert.Contains(t, errs[1].Reason, "object is missing")

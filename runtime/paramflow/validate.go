@@ -66,8 +66,8 @@ func validate(r *Rule) []*runtime.RuleError {
 	if r.BurstCount < 0 {
 		bad("burstCount", "%d is negative", r.BurstCount)
 	}
-	if r.DurationInSec < 0 {
-		bad("durationInSec", "%d is negative (0 means 1)", r.DurationInSec)
+	if r.DurationInSec < 0 || r.zeroDuration {
+		bad("durationInSec", "%d is not > 0", r.DurationInSec)
 	}
 	if r.MaxQueueingTimeMs < 0 {
 		bad("maxQueueingTimeMs", "%d is negative", r.MaxQueueingTimeMs)
@@ -81,7 +81,7 @@ func validate(r *Rule) []*runtime.RuleError {
 				bad("clusterConfig.flowId", "%d is not > 0", cc.FlowID)
 			}
 			sc, wi := clusterWindow(cc)
-			if sc <= 0 || wi <= 0 || wi%sc != 0 {
+			if sc <= 0 || wi <= 0 || wi%sc != 0 || cc.zeroWindow {
 				bad("clusterConfig.windowIntervalMs", "%d ms is not a positive multiple of sampleCount %d", wi, sc)
 			}
 		}

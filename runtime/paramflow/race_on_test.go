@@ -1,0 +1,5 @@
+//go:build race
+
+package paramflow_test
+
+const raceEnabled = true
