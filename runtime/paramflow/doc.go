@@ -34,8 +34,10 @@
 // # Semantics reproduced from Java
 //
 //   - paramIdx picks the argument; negative counts from the end (-1 is the
-//     last). Calls without arguments, or with fewer than the index needs,
-//     pass. A nil argument passes.
+//     last), resolved on every call (Java rewrites the shared rule's
+//     paramIdx on the first call, fixing it for every later call whatever
+//     its argument count; that is not copied). Calls without arguments, or
+//     with fewer than the index needs, pass. A nil argument passes.
 //   - QPS grade, token bucket (controlBehavior 0): each value has a bucket
 //     of count+burstCount tokens, full on first sight; a call takes its
 //     batch count of tokens; once more than durationInSec has passed since
