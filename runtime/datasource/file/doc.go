@@ -39,6 +39,10 @@
 // retried until the file changes again; it clears every rule when a file
 // becomes blank; and its first-load failure wipes rules already loaded.
 //
+// Each kind's rules have one owner at a time: two sources of the same kind
+// replace each other's rules, as two Java data sources registered to one
+// rule manager do. Use one file per kind, or one Combined file.
+//
 // # Events and status
 //
 // Subscribe (or WithSubscriber, WithEvents) reports each new version:
