@@ -86,5 +86,7 @@
 // already held takes a shard's read lock and allocates nothing; keys of
 // integers and strings are built without allocation.
 //
-// Reloading a rule equal to one in force keeps its per-value state.
+// Reloading a rule equal to one in force keeps its per-value state. Equal
+// rules within one set are checked once (Java keeps them in a HashSet).
+// Of two items for the same value, the later one counts (Java's HashMap).
 package paramflow
