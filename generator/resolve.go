@@ -63,6 +63,9 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 	if !w.hasErr && w.block == nil && w.fallback == nil && w.dflt == nil && !d.BlockHandler.IsSet() && !d.Fallback.IsSet() && !d.DefaultFallback.IsSet() {
 		r.errs.Add(d.Pos, "%s has no error result to return a block in: give it a blockHandler, fallback or defaultFallback", describe(w))
 	}
+	if !w.hasErr && len(d.Ignore) > 0 {
+		r.errs.Add(d.Ignore[0].Pos, "ignore: %s has no error result for ignore= to apply to", describe(w))
+	}
 	if len(r.errs) > before {
 		return nil
 	}

@@ -16,6 +16,7 @@ type locals struct {
 	block   string // b
 	results []string
 	panicV  string
+	nested  string // a BlockError returned by the business method
 }
 
 func (g *fileGen) locals(w *wrapper) locals {
@@ -38,7 +39,7 @@ func (g *fileGen) locals(w *wrapper) locals {
 	for i := range w.params().Len() {
 		l.params = append(l.params, name(w.params().At(i), fmt.Sprintf("p%d", i)))
 	}
-	l.entry, l.block, l.panicV = n.fresh("e"), n.fresh("b"), n.fresh("p")
+	l.entry, l.block, l.panicV, l.nested = n.fresh("e"), n.fresh("b"), n.fresh("p"), n.fresh("nb")
 	for i := range w.results().Len() {
 		l.results = append(l.results, n.fresh(fmt.Sprintf("r%d", i)))
 	}
@@ -158,27 +159,47 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 	}
 	body.List(res...).Op(":=").Add(call)
 
-	// 5. A business error that is not ignored is traced, then handed to
-	// the fallback.
+	// 5. A business error: a BlockError from a nested resource goes to
+	// the block handlers, as Java's aspect catches a BlockException thrown
+	// inside the method; any other error that is not ignored is traced,
+	// then handed to the fallback.
 	if w.hasErr {
 		errV := jen.Id(l.results[len(l.results)-1])
-		cond := jen.Add(errV).Op("!=").Nil()
-		for _, ig := range w.ignore {
-			if ig.value != nil {
-				var v jen.Code = jen.Id(ig.value.Name())
-				if ig.value.Pkg().Path() != g.pkg.Path() {
-					g.note(ig.value.Pkg())
-					v = g.qual(ig.value.Pkg().Path(), ig.value.Name())
-				}
-				cond.Op("&&").Op("!").Add(g.qual("errors", "Is").Call(errV, v))
-			} else {
-				cond.Op("&&").Op("!").Add(g.qual("errors", "As").Call(errV, jen.New(g.typeExpr(ig.typ))))
+		body.If(jen.Add(errV).Op("!=").Nil()).BlockFunc(func(blk *jen.Group) {
+			ctx := jen.Id(l.entry).Dot("Context").Call()
+			if call := g.blockHandlerCall(w, l, ctx, jen.Id(l.nested)); call != nil {
+				blk.Var().Id(l.nested).Op("*").Add(rt("BlockError"))
+				blk.If(g.qual("errors", "As").Call(errV, jen.Op("&").Id(l.nested))).Block(jen.Return(call))
 			}
-		}
-		body.If(cond).BlockFunc(func(blk *jen.Group) {
-			blk.Id(l.entry).Dot("SetError").Call(errV)
+			var cond *jen.Statement
+			for _, ig := range w.ignore {
+				var test jen.Code
+				if ig.value != nil {
+					var v jen.Code = jen.Id(ig.value.Name())
+					if ig.value.Pkg().Path() != g.pkg.Path() {
+						g.note(ig.value.Pkg())
+						v = g.qual(ig.value.Pkg().Path(), ig.value.Name())
+					}
+					test = g.qual("errors", "Is").Call(errV, v)
+				} else {
+					test = g.qual("errors", "As").Call(errV, jen.New(g.typeExpr(ig.typ)))
+				}
+				if cond == nil {
+					cond = jen.Op("!").Add(test)
+				} else {
+					cond.Op("&&").Op("!").Add(test)
+				}
+			}
+			traced := []jen.Code{jen.Id(l.entry).Dot("SetError").Call(errV)}
 			if h := g.errorHandlerCall(w, l, errV); h != nil {
-				blk.Return(h)
+				traced = append(traced, jen.Return(h))
+			}
+			if cond == nil {
+				for _, c := range traced {
+					blk.Add(c)
+				}
+			} else {
+				blk.If(cond).Block(traced...)
 			}
 		})
 	}
@@ -187,26 +208,7 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 
 // blocked fills the if-blocked branch.
 func (g *fileGen) blocked(blk *jen.Group, w *wrapper, l locals) {
-	b := jen.Id(l.block)
-	var call jen.Code
-	switch {
-	case w.block != nil:
-		args := append(g.callArgs(w, l, nil, true), b)
-		call = g.callee(w, l, w.block.obj, w.block.method).Call(args...)
-	case w.fallback != nil:
-		args := g.callArgs(w, l, nil, w.fallback.takesErr)
-		if w.fallback.takesErr {
-			args = append(args, b)
-		}
-		call = g.callee(w, l, w.fallback.obj, w.fallback.method).Call(args...)
-	case w.dflt != nil:
-		var args []jen.Code
-		if w.dflt.takesErr {
-			args = append(args, b)
-		}
-		call = g.callee(w, l, w.dflt.obj, w.dflt.method).Call(args...)
-	}
-	if call != nil {
+	if call := g.blockHandlerCall(w, l, nil, jen.Id(l.block)); call != nil {
 		if w.results().Len() == 0 {
 			blk.Add(call)
 			blk.Return()
@@ -227,8 +229,33 @@ func (g *fileGen) blocked(blk *jen.Group, w *wrapper, l locals) {
 		blk.Var().Id(l.results[i]).Add(g.typeExpr(t))
 		out[i] = jen.Id(l.results[i])
 	}
-	out[n-1] = b
+	out[n-1] = jen.Id(l.block)
 	blk.Return(out...)
+}
+
+// blockHandlerCall is Java's handleBlockException: the call of the
+// blockHandler, else the fallback, else the default fallback, given the
+// BlockError b; nil when there is none. ctx, when not nil, replaces a
+// leading context argument.
+func (g *fileGen) blockHandlerCall(w *wrapper, l locals, ctx, b jen.Code) jen.Code {
+	switch {
+	case w.block != nil:
+		args := append(g.callArgs(w, l, ctx, true), b)
+		return g.callee(w, l, w.block.obj, w.block.method).Call(args...)
+	case w.fallback != nil:
+		args := g.callArgs(w, l, ctx, w.fallback.takesErr)
+		if w.fallback.takesErr {
+			args = append(args, b)
+		}
+		return g.callee(w, l, w.fallback.obj, w.fallback.method).Call(args...)
+	case w.dflt != nil:
+		var args []jen.Code
+		if w.dflt.takesErr {
+			args = append(args, b)
+		}
+		return g.callee(w, l, w.dflt.obj, w.dflt.method).Call(args...)
+	}
+	return nil
 }
 
 // errorHandlerCall is the fallback (or default fallback) call for a traced

@@ -248,3 +248,14 @@ func hasChild(n runtime.TreeNode, parent, child string) bool {
 	}
 	return false
 }
+
+func TestBlockErrorFromANestedCallGoesToTheBlockHandler(t *testing.T) {
+	setup(t, "apiBaz")
+	f := &Foo{}
+	got, err := f.OuterHandled(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, "outer handled", got)
+	require.NotNil(t, f.LastBlock)
+	assert.Equal(t, "apiBaz", f.LastBlock.Resource(), "the nested resource's BlockError")
+	assert.Equal(t, stats{pass: 1}, statsOf(t, "apiOuterHandled"), "not traced as an exception")
+}

@@ -115,6 +115,17 @@ func hot(ctx context.Context, id int64, name string, tags ...string) error { ret
 //sentinel:resource name=apiOuter
 func (f *Foo) outer(ctx context.Context) (string, error) { return f.Baz(ctx, 1) }
 
+// outerHandled's nested call is blocked: the BlockError it returns goes to
+// outerBlocked, as Java's aspect handles a BlockException thrown inside.
+//
+//sentinel:resource name=apiOuterHandled blockHandler=outerBlocked
+func (f *Foo) outerHandled(ctx context.Context) (string, error) { return f.Baz(ctx, 1) }
+
+func (f *Foo) outerBlocked(ctx context.Context, b *runtime.BlockError) (string, error) {
+	f.LastBlock = b
+	return "outer handled", nil
+}
+
 // plain is the benchmark's subject: what it wraps costs nothing.
 //
 //sentinel:resource name=apiPlain

@@ -61,6 +61,11 @@ var (
 		Traffic: runtime.Outbound,
 		Type:    runtime.Common,
 	})
+	sentinel_Foo_outerHandled = runtime.Declare(runtime.ResourceSpec{
+		Name:    "apiOuterHandled",
+		Traffic: runtime.Outbound,
+		Type:    runtime.Common,
+	})
 	sentinel_plain = runtime.Declare(runtime.ResourceSpec{
 		Name:    "apiPlain",
 		Params:  []string{"id"},
@@ -91,8 +96,14 @@ func (f *Foo) Foo(ctx context.Context, i int) (string, error) {
 		e.Exit()
 	}()
 	r0, r1 := f.foo(e.Context(), i)
-	if r1 != nil && !errors.Is(r1, ErrIgnored) && !errors.As(r1, new(*IgnoredError)) {
-		e.SetError(r1)
+	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return f.fooBlockHandler(e.Context(), i, nb)
+		}
+		if !errors.Is(r1, ErrIgnored) && !errors.As(r1, new(*IgnoredError)) {
+			e.SetError(r1)
+		}
 	}
 	return r0, r1
 }
@@ -119,9 +130,15 @@ func (f *Foo) FooWithFallback(ctx context.Context, i int) (string, error) {
 		e.Exit()
 	}()
 	r0, r1 := f.fooWithFallback(e.Context(), i)
-	if r1 != nil && !errors.Is(r1, ErrIgnored) {
-		e.SetError(r1)
-		return f.fooFallback(e.Context(), i)
+	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return f.fooBlockHandler(e.Context(), i, nb)
+		}
+		if !errors.Is(r1, ErrIgnored) {
+			e.SetError(r1)
+			return f.fooFallback(e.Context(), i)
+		}
 	}
 	return r0, r1
 }
@@ -149,6 +166,10 @@ func (f *Foo) FallbackOnly(ctx context.Context, i int) (string, error) {
 	}()
 	r0, r1 := f.fallbackOnly(e.Context(), i)
 	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return f.fallbackWithErr(e.Context(), i, nb)
+		}
 		e.SetError(r1)
 		return f.fallbackWithErr(e.Context(), i, r1)
 	}
@@ -178,6 +199,10 @@ func (f *Foo) AnotherFoo(ctx context.Context, i int) (string, error) {
 	}()
 	r0, r1 := f.anotherFoo(e.Context(), i)
 	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return f.globalDefault(nb)
+		}
 		e.SetError(r1)
 		return f.globalDefault(r1)
 	}
@@ -206,8 +231,10 @@ func (f *Foo) Baz(ctx context.Context, i int) (string, error) {
 		e.Exit()
 	}()
 	r0, r1 := f.baz(e.Context(), i)
-	if r1 != nil && !errors.Is(r1, ErrIgnored) {
-		e.SetError(r1)
+	if r1 != nil {
+		if !errors.Is(r1, ErrIgnored) {
+			e.SetError(r1)
+		}
 	}
 	return r0, r1
 }
@@ -280,6 +307,30 @@ func (f *Foo) Outer(ctx context.Context) (string, error) {
 	}()
 	r0, r1 := f.outer(e.Context())
 	if r1 != nil {
+		e.SetError(r1)
+	}
+	return r0, r1
+}
+
+// OuterHandled calls outerHandled as the Sentinel resource "apiOuterHandled".
+func (f *Foo) OuterHandled(ctx context.Context) (string, error) {
+	e, b := sentinel_Foo_outerHandled.Entry(ctx)
+	if b != nil {
+		return f.outerBlocked(ctx, b)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.Exit(runtime.WithError(fmt.Errorf("panic: %v", p)))
+			panic(p)
+		}
+		e.Exit()
+	}()
+	r0, r1 := f.outerHandled(e.Context())
+	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return f.outerBlocked(e.Context(), nb)
+		}
 		e.SetError(r1)
 	}
 	return r0, r1
