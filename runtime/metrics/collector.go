@@ -39,6 +39,7 @@ func NewCollector(opts ...Option) *Collector {
 		c.cfg.kinds = inforce.Kinds()
 	}
 	c.cfg.kinds = append(c.cfg.kinds, c.cfg.extraKinds...)
+	watchTransitions()
 	return c
 }
 
@@ -49,6 +50,7 @@ type config struct {
 	sources    []StatusSource
 	kinds      []inforce.Kind
 	extraKinds []inforce.Kind
+	maxOrigins int
 }
 
 // StatusSource is a rule data source that reports its state, such as a
@@ -132,6 +134,9 @@ func (c *Collector) collectResources(ch chan<- prometheus.Metric, now int64) {
 		if rt, ok := lastMinRT(buckets, now); ok {
 			ch <- prometheus.MustNewConstMetric(resourceDescs.minRT, prometheus.GaugeValue, rt/1000, name)
 		}
+		if c.cfg.maxOrigins > 0 {
+			c.collectOrigins(ch, r, cn, now)
+		}
 		if bc, ok := any(r).(blockCounter); ok {
 			for bt := runtime.BlockFlow; bt <= runtime.BlockCustom; bt++ {
 				ch <- prometheus.MustNewConstMetric(blockByTypeDesc, prometheus.CounterValue, float64(bc.BlockCount(bt)), name, bt.String())
@@ -199,6 +204,12 @@ func (c *Collector) collectBreakers(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(breakerDesc, prometheus.GaugeValue, v,
 				b.Resource, rule, b.Rule.Grade.String(), s)
 		}
+	}
+	for k, n := range transitionCounts() {
+		if int(k.to) < 0 || int(k.to) >= len(breakerStates) {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(transitionDesc, prometheus.CounterValue, float64(n), k.resource, breakerStates[k.to])
 	}
 }
 

@@ -247,6 +247,40 @@ sentinel_circuit_breaker_state{resource="metrics.breaker",rule="1",state="open",
 	call(clk, res, 0, errors.New("one"))
 	call(clk, res, 0, errors.New("two"))
 	gatherAndCompare(t, reg, breakers("010"), "sentinel_circuit_breaker_state")
+	assert.EqualValues(t, 1, mustValue(t, reg, "sentinel_circuit_breaker_transitions_total", "resource", res, "to", "open"))
+
+	// After the time window a probe goes through half-open, and succeeds.
+	clk.Advance(10 * time.Second)
+	call(clk, res, 0, nil)
+	gatherAndCompare(t, reg, breakers("100"), "sentinel_circuit_breaker_state")
+	assert.EqualValues(t, 1, mustValue(t, reg, "sentinel_circuit_breaker_transitions_total", "resource", res, "to", "half_open"))
+	assert.EqualValues(t, 1, mustValue(t, reg, "sentinel_circuit_breaker_transitions_total", "resource", res, "to", "closed"))
+}
+
+func TestOriginsOnlyWhenAsked(t *testing.T) {
+	clk := clocktest.New()
+	defer runtime.SetClock(clk)()
+	const res = "metrics.origins"
+	for _, origin := range []string{"app-b", "app-a", "app-c"} {
+		ctx := runtime.EnterContext(context.Background(), "metrics_origins", origin)
+		for range 3 {
+			e, b := runtime.Entry(ctx, res)
+			require.Nil(t, b)
+			e.Exit()
+		}
+	}
+	clk.Advance(time.Second)
+
+	reg, _ := newRegistry(t)
+	_, ok := value(t, reg, "sentinel_origin_pass_per_second", "resource", res, "origin", "app-a")
+	assert.False(t, ok, "origins are not labels by default")
+
+	reg, _ = newRegistry(t, metrics.WithOrigins(2))
+	assert.EqualValues(t, 3, mustValue(t, reg, "sentinel_origin_pass_per_second", "resource", res, "origin", "app-a"))
+	assert.EqualValues(t, 0, mustValue(t, reg, "sentinel_origin_block_per_second", "resource", res, "origin", "app-b"))
+	assert.EqualValues(t, 0, mustValue(t, reg, "sentinel_origin_concurrent_calls", "resource", res, "origin", "app-b"))
+	_, ok = value(t, reg, "sentinel_origin_pass_per_second", "resource", res, "origin", "app-c")
+	assert.False(t, ok, "at most 2 origins per resource")
 }
 
 type fakeSource struct{ st datasource.Status }

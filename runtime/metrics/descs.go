@@ -37,6 +37,10 @@ var (
 		"Circuit breaker state: 1 for the breaker's current state, 0 for the others. rule is the breaker's position among its resource's breakers (the degrade rules' order).",
 		[]string{"resource", "rule", "strategy", "state"}, nil)
 
+	transitionDesc = prometheus.NewDesc("sentinel_circuit_breaker_transitions_total",
+		"Circuit breaker state changes, per resource and the state changed to (counted since the first collector was made).",
+		[]string{"resource", "to"}, nil)
+
 	sourceDescs = struct {
 		loads, refusals, rules, lastOK, lastLoad *prometheus.Desc
 	}{
@@ -57,7 +61,8 @@ var (
 		resourceDescs.rt, resourceDescs.concurrent, resourceDescs.minRT,
 		inboundDescs.pass, inboundDescs.block, inboundDescs.success, inboundDescs.errors,
 		inboundDescs.rt, inboundDescs.concurrent, inboundDescs.minRT,
-		blockByTypeDesc, rulesDesc, breakerDesc,
+		blockByTypeDesc, rulesDesc, breakerDesc, transitionDesc,
+		originDescs.pass, originDescs.block, originDescs.concurrent,
 		sourceDescs.loads, sourceDescs.refusals, sourceDescs.rules, sourceDescs.lastOK, sourceDescs.lastLoad,
 	}
 )

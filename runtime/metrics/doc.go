@@ -27,14 +27,21 @@
 //
 //	sentinel_rules{kind}                                   rules in force per kind
 //	sentinel_circuit_breaker_state{resource,rule,strategy,state}  1 for the current state
+//	sentinel_circuit_breaker_transitions_total{resource,to}      state changes (a degrade observer)
 //	sentinel_datasource_loads_total{source,kind}           versions loaded
 //	sentinel_datasource_refusals_total{source,kind}        versions refused
 //	sentinel_datasource_rules{source,kind}                 rules from the last load
 //	sentinel_datasource_last_reload_successful{source,kind}
 //	sentinel_datasource_last_reload_success_timestamp_seconds{source,kind}
 //
-// Caller origins are not labels: their number is the callers', not the
-// service's, to bound.
+// Caller origins are not labels unless WithOrigins asks (their number is the
+// callers', not the service's, to bound); then, for at most n origins per
+// resource, the previous whole second's figures as gauges (origin nodes keep
+// no minute of history to build counters from):
+//
+//	sentinel_origin_pass_per_second{resource,origin}
+//	sentinel_origin_block_per_second{resource,origin}
+//	sentinel_origin_concurrent_calls{resource,origin}
 //
 // Response time: the runtime keeps, per second, the sum of response times
 // and the smallest one, not their distribution, so the collector exports
