@@ -125,9 +125,7 @@ func LoadRules(rules []Rule) error {
 	}
 	for i := range s.rules {
 		r := &s.rules[i]
-		if r.LimitApp == "" {
-			r.LimitApp = ruleutil.LimitApp(r.LimitApp)
-		}
+		r.LimitApp = ruleutil.LimitApp(r.LimitApp)
 		id := identity(r)
 		if s.states[id] != nil {
 			continue // an equal rule twice: Java's HashSet keeps one
