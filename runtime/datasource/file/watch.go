@@ -178,6 +178,10 @@ func (s *Source) loop(ctx context.Context) {
 				s.watching = false // the directory went; re-added at a poll once it is back
 				s.setWatching("poll")
 			}
+			if s.targetDir != "" && ev.Name == s.targetDir && ev.Has(fsnotify.Remove|fsnotify.Rename) {
+				s.target, s.targetDir = "", "" // watched again by the next check, if it comes back
+				force = true
+			}
 			if filepath.Base(ev.Name) == s.base || (s.target != "" && ev.Name == s.target) {
 				force = true
 			}
