@@ -1,7 +1,6 @@
 package generator
 
 import (
-	"fmt"
 	"go/ast"
 	"os"
 	"path/filepath"
@@ -50,9 +49,16 @@ func generatePackage(p *packages.Package) *Package {
 	r := &resolver{pkg: p}
 	var files []*annotatedFile
 	loaded := map[string]bool{}
+	for _, path := range p.GoFiles {
+		loaded[path] = true
+	}
 	for i, f := range p.Syntax {
 		path := p.CompiledGoFiles[i]
-		loaded[path] = true
+		if filepath.Dir(path) != out.Dir {
+			// A cgo file, compiled from a rewritten copy in the build
+			// cache: its //line comments name the original.
+			path = p.Fset.PositionFor(f.Package, true).Filename
+		}
 		if isOutput(f) {
 			continue
 		}
@@ -205,5 +211,3 @@ func orphans(dir string, written, loaded map[string]bool) []string {
 	}
 	return out
 }
-
-var _ = fmt.Sprint
