@@ -97,7 +97,8 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 	src := fakeSource{datasource.Status{Path: "rules/flow.json", Kind: "flow", Watching: "fsnotify+poll",
 		Rules: 1, Loads: 3, Refusals: 1, LastLoad: time.Now(),
 		LastError: errors.New(`flow.json: rule 0 (resource "x"): controlBehavior 7 is not one of 0..3`)}}
-	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(src)))
+	edit := dashboard.RuleFile{Kind: datasource.Flow, Path: filepath.Join(t.TempDir(), "flow.json")}
+	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(src), dashboard.WithRuleUpdates(edit)))
 	defer srv.Close()
 
 	// A few seconds on an idle machine; the limit allows for a loaded one.
@@ -140,6 +141,8 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 	assert.Contains(t, dom, `data-kind="degrade"`)
 	assert.Contains(t, dom, "controlBehavior 7 is not one of 0..3", "the source's last error is shown")
 	assert.Contains(t, dom, `<span class="" id="status">updated `, "the last poll succeeded")
+	assert.Contains(t, dom, `<div id="editor">`, "the rule editor shows when updates are on")
+	assert.Contains(t, dom, `<option value="flow">flow</option>`)
 
 	st, err := os.Stat(shot)
 	require.NoError(t, err)
