@@ -33,7 +33,7 @@ func (s Severity) String() string {
 // Problem is one finding of CheckFiles.
 type Problem struct {
 	File         string
-	Line, Column int    // for syntax and encoding errors; 0 otherwise
+	Line, Column int    // where the error is, or where the rule starts; 0 when unknown
 	Section      string // the kind's key in a combined file; "" otherwise
 	Rule         int    // the rule's index in its array; -1 when not about one rule
 	Resource     string
@@ -44,8 +44,8 @@ type Problem struct {
 
 // String formats p as the CLI prints it:
 //
-//	flow.json: rule 2 (resource "getOrder"): controlBehavior 7 is not one of 0..3
-//	flow.json: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)
+//	flow.json:14:3: rule 2 (resource "getOrder"): controlBehavior 7 is not one of 0..3
+//	flow.json:2:3: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)
 func (p Problem) String() string {
 	var b strings.Builder
 	b.WriteString(p.File)
@@ -106,15 +106,20 @@ func CheckFiles(paths []string, declared []string) (problems []Problem, err erro
 }
 
 // Check is CheckFiles for one document of a known kind.
+// A problem about one rule carries the line and column where the rule
+// starts, so editors can jump to it.
 func Check(name string, data []byte, kind Kind, declared []string) []Problem {
 	rs, err := kind.Decode(name, data)
 	if err != nil {
-		return toProblems(name, err)
+		problems := toProblems(name, err)
+		locate(data, problems)
+		return problems
 	}
 	problems := toProblems(name, rs.Validate())
 	if declared != nil {
 		problems = append(problems, checkResources(name, kind, rs, declared)...)
 	}
+	locate(data, problems)
 	return problems
 }
 

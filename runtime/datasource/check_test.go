@@ -24,12 +24,12 @@ func TestCheckReportsWhatLoadingWouldRefuse(t *testing.T) {
 	m := fakerules.New("flow")
 	ps := datasource.Check("flow.json", []byte(`[{"resource":"a"},{"resource":"getOrder","controlBehavior":7},{"resource":"x","grade":9}]`), m.Kind(), nil)
 	assert.Equal(t, []string{
-		`flow.json: rule 2 (resource "x"): grade 9 is not one of 0 (THREAD), 1 (QPS)`,
+		`flow.json:1:63: rule 2 (resource "x"): grade 9 is not one of 0 (THREAD), 1 (QPS)`,
 	}, problemStrings(ps), "decode errors stop before validation, as loading does")
 
 	ps = datasource.Check("flow.json", []byte(`[{"resource":"a"},{"resource":"getOrder","controlBehavior":7}]`), m.Kind(), nil)
 	require.Len(t, ps, 1)
-	assert.Equal(t, datasource.Problem{File: "flow.json", Rule: 1, Resource: "getOrder", Field: "controlBehavior",
+	assert.Equal(t, datasource.Problem{File: "flow.json", Line: 1, Column: 19, Rule: 1, Resource: "getOrder", Field: "controlBehavior",
 		Severity: datasource.SeverityError, Message: "7 is not one of 0..3"}, ps[0])
 	assert.Zero(t, m.Loads(), "checking loads nothing")
 }
@@ -49,10 +49,10 @@ func TestCheckWarnsOnUndeclaredResources(t *testing.T) {
 		`{"resource":"list.*","regex":true},{"resource":"nothing.*","regex":true},{"resource":"GETORDER"}]`
 	ps := datasource.Check("flow.json", []byte(doc), fakerules.New("flow").Kind(), declared)
 	assert.Equal(t, []string{
-		`flow.json: rule 1 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)`,
-		`flow.json: rule 2 (resource "deleteEverything"): warning: no declared resource is named "deleteEverything"; this rule protects nothing`,
-		`flow.json: rule 4 (resource "nothing.*"): warning: the pattern "nothing.*" matches no declared resource`,
-		`flow.json: rule 5 (resource "GETORDER"): warning: no declared resource is named "GETORDER" (did you mean "getOrder"?)`,
+		`flow.json:1:26: rule 1 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)`,
+		`flow.json:1:49: rule 2 (resource "deleteEverything"): warning: no declared resource is named "deleteEverything"; this rule protects nothing`,
+		`flow.json:1:116: rule 4 (resource "nothing.*"): warning: the pattern "nothing.*" matches no declared resource`,
+		`flow.json:1:154: rule 5 (resource "GETORDER"): warning: no declared resource is named "GETORDER" (did you mean "getOrder"?)`,
 	}, problemStrings(ps))
 	for _, p := range ps {
 		assert.Equal(t, datasource.SeverityWarning, p.Severity)
@@ -70,8 +70,8 @@ func TestCheckCombinedNamesTheSection(t *testing.T) {
 	c := newCombo()
 	ps := datasource.Check("rules.json", []byte(`{"flow":[{"resource":"getOrdr"}],"degrade":[{"resource":""}]}`), c.kind, []string{"getOrder"})
 	assert.Equal(t, []string{
-		`rules.json: degrade: rule 0: resource is blank`,
-		`rules.json: flow: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)`,
+		`rules.json:1:45: degrade: rule 0: resource is blank`,
+		`rules.json:1:10: flow: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)`,
 	}, problemStrings(ps))
 }
 
@@ -92,4 +92,18 @@ func TestCheckFilesReportsUnreadableFiles(t *testing.T) {
 func TestSeverityString(t *testing.T) {
 	assert.Equal(t, "error", datasource.SeverityError.String())
 	assert.Equal(t, "warning", datasource.SeverityWarning.String())
+}
+
+func TestCheckLocatesRulesInPrettyFiles(t *testing.T) {
+	doc := "\xEF\xBB\xBF[\n  {\"resource\": \"a\"},\n\n    {\"resource\": \"\"}\n]"
+	ps := datasource.Check("flow.json", []byte(doc), fakerules.New("flow").Kind(), nil)
+	require.Len(t, ps, 1)
+	assert.Equal(t, "flow.json:4:5: rule 1: resource is blank", ps[0].String())
+
+	combined := "{\n \"degrade\": {},\n \"flow\": [\n  {\"resource\": \"\"}]}"
+	ps = datasource.Check("rules.json", []byte(combined), newCombo().kind, nil)
+	assert.Equal(t, []string{
+		"rules.json:4:3: flow: rule 0: resource is blank",
+		"rules.json: degrade: is an object, want an array of degrade rules ([] clears them)",
+	}, problemStrings(ps))
 }

@@ -108,9 +108,9 @@ func (c *combinedKind) find(key string) Kind {
 // decodeSection decodes one kind's array inside a combined document, and
 // marks its errors with the section's key.
 func decodeSection(name string, k Kind, sec json.RawMessage) (RuleSet, error) {
-	if bytes.Equal(bytes.TrimSpace(sec), []byte("null")) {
+	if kind := jsonKindOf(sec); kind != "an array" {
 		return nil, &Error{Name: name, Section: k.Name(), Kind: k.Name(),
-			Err: errors.New("is null, want an array of rules ([] clears them)")}
+			Err: fmt.Errorf("is %s, want an array of %s rules ([] clears them)", kind, k.Name())}
 	}
 	rs, err := k.Decode(name, sec)
 	if err != nil {

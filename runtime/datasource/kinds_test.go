@@ -152,8 +152,8 @@ func TestCheckFilesOnJavaFiles(t *testing.T) {
 		assert.Equal(t, datasource.SeverityWarning, p.Severity)
 	}
 	assert.Equal(t, []string{
-		`testdata/combined.json: paramFlow: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
-		`testdata/paramflow.json: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
+		`testdata/combined.json:204:5: paramFlow: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
+		`testdata/paramflow.json:32:3: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
 	}, got)
 	assert.Empty(t, flow.Rules(), "checking loads nothing")
 }
