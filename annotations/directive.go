@@ -53,6 +53,10 @@ type Directive struct {
 
 	// Keys holds every key as written, in order, with its position.
 	Keys []Value
+
+	// Bad is set when the line had problems (reported by the parser):
+	// checking it further would only report their consequences.
+	Bad bool
 }
 
 // ResourceType returns type= or its default.

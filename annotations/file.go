@@ -63,6 +63,10 @@ func ParseFile(fset *token.FileSet, f *ast.File) ([]*Directive, ErrorList) {
 // checkMisspelt reports //sentinel:xxx lines that are not a known
 // directive, so that a typo never silently leaves a method unprotected.
 func checkMisspelt(pos token.Position, text string, errs *ErrorList) {
+	if strings.HasPrefix(text, "// "+Prefix[2:]) {
+		errs.Add(pos, "a directive has no space after //: write %s", Prefix)
+		return
+	}
 	rest, ok := strings.CutPrefix(text, "//sentinel:")
 	if !ok || rest == "" {
 		return

@@ -33,6 +33,9 @@ func typo() {}
 
 // Text mentioning sentinel:resource in prose is not a directive.
 func prose() {}
+
+// sentinel:resource name=spaced
+func spaced() {}
 `
 
 func TestParseFile(t *testing.T) {
@@ -51,5 +54,6 @@ func TestParseFile(t *testing.T) {
 		"p.go:12:1: //sentinel:resource annotates a function or method, not a type declaration",
 		"p.go:16:2: //sentinel:resource annotates a function or method; this comment is not the doc comment of one",
 		"p.go:20:1: unknown directive //sentinel:resorce; did you mean //sentinel:resource?",
+		"p.go:26:1: a directive has no space after //: write //sentinel:resource",
 	}, errLines(errs))
 }

@@ -25,6 +25,7 @@ func ParseLine(pos token.Position, text string) (*Directive, ErrorList) {
 	}
 	p := &lineParser{base: pos, text: text, d: &Directive{Pos: pos, Batch: 1}, seen: map[string]token.Position{}}
 	p.parse(len(Prefix))
+	p.d.Bad = len(p.errs) > 0
 	return p.d, p.errs
 }
 

@@ -116,8 +116,9 @@ func TestParseLineErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, errs := ParseLine(linePos(), tt.text)
+			d, errs := ParseLine(linePos(), tt.text)
 			assert.Equal(t, tt.want, errLines(errs))
+			assert.True(t, d.Bad)
 		})
 	}
 }

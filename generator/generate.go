@@ -69,6 +69,9 @@ func generatePackage(p *packages.Package) *Package {
 		}
 		af := &annotatedFile{path: path, syntax: f}
 		for _, d := range ds {
+			if d.Bad {
+				continue // its problems are reported; the rest would be their echo
+			}
 			if w := r.resolve(f, d); w != nil {
 				af.wrappers = append(af.wrappers, w)
 			}
