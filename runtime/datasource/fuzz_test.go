@@ -49,6 +49,10 @@ func FuzzDecode(f *testing.F) {
 			if combined {
 				kind = datasource.NewCombined(m.Kind(), d.Kind())
 			}
+			for _, p := range datasource.Check("f.json", data, kind, []string{"a", "getOrder"}) {
+				require.Equal(t, "f.json", p.File)
+				require.NotEmpty(t, p.Message)
+			}
 			n, err := datasource.Load("f.json", data, kind)
 			if err != nil {
 				require.Zero(t, m.Loads()+d.Loads(), "a refused document loaded rules")
