@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/dave/jennifer/jen"
+
+	"github.com/sentinelgen/sentinelgen/annotations"
 )
 
 // fileGen emits one generated file: the resources its wrappers enter, then
@@ -102,7 +104,7 @@ var resourceTypeConsts = map[string]string{
 // declare builds w's runtime.Declare call.
 func (g *fileGen) declare(w *wrapper) jen.Code {
 	traffic := "Outbound"
-	if w.d.Traffic == 1 {
+	if w.d.Traffic == annotations.Inbound {
 		traffic = "Inbound"
 	}
 	var params []jen.Code
