@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -61,7 +62,8 @@ type Property[T any] struct {
 
 	mu        sync.Mutex
 	value     T
-	listeners []func(T)
+	listeners map[int]func(T)
+	nextID    int
 }
 
 // NewProperty returns a property that loads its values with load.
@@ -70,7 +72,9 @@ func NewProperty[T any](load func(T) error) *Property[T] {
 }
 
 // Update loads v; on success v becomes the property's value and every
-// listener is called with it.
+// listener is called with it. Updates are serialised, and listeners run
+// inside the update, so they see values in order; a listener must not
+// Update the same property.
 func (p *Property[T]) Update(v T) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -78,8 +82,13 @@ func (p *Property[T]) Update(v T) error {
 		return err
 	}
 	p.value = v
-	for _, l := range p.listeners {
-		l(v)
+	ids := make([]int, 0, len(p.listeners))
+	for id := range p.listeners {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids) // registration order
+	for _, id := range ids {
+		p.listeners[id](v)
 	}
 	return nil
 }
@@ -91,9 +100,20 @@ func (p *Property[T]) Value() T {
 	return p.value
 }
 
-// Listen calls l with every value loaded from now on.
-func (p *Property[T]) Listen(l func(T)) {
+// Listen calls l with every value loaded from now on, until cancel is
+// called.
+func (p *Property[T]) Listen(l func(T)) (cancel func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.listeners = append(p.listeners, l)
+	if p.listeners == nil {
+		p.listeners = map[int]func(T){}
+	}
+	id := p.nextID
+	p.nextID++
+	p.listeners[id] = l
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.listeners, id)
+	}
 }

@@ -53,6 +53,14 @@ func DecodeEnum(data []byte, names map[int][]string) (int, error) {
 		}
 		return 0, fmt.Errorf("%q is not one of %s", s, accepted(names))
 	}
+	// Plain integer codes are the common case: read them without a JSON
+	// decode.
+	if code, err := strconv.Atoi(string(data)); err == nil {
+		if _, ok := names[code]; !ok {
+			return 0, fmt.Errorf("%d is not one of %s", code, accepted(names))
+		}
+		return code, nil
+	}
 	var f float64
 	if err := json.Unmarshal(data, &f); err != nil {
 		return 0, fmt.Errorf("%s is not a number or a name (%s)", data, accepted(names))

@@ -1,0 +1,58 @@
+package ruleutil
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var grades = map[int][]string{0: {"THREAD"}, 1: {"QPS"}}
+
+func TestDecodeEnum(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int
+		wantErr string
+	}{
+		{`1`, 1, ""},
+		{`0`, 0, ""},
+		{` 1.0 `, 1, ""},
+		{`"QPS"`, 1, ""},
+		{`"qps"`, 1, ""},
+		{`"1"`, 1, ""},
+		{`"thread"`, 0, ""},
+		{`7`, 0, "7 is not one of 0 (THREAD), 1 (QPS)"},
+		{`1.5`, 0, "1.5 is not a whole number"},
+		{`"sideways"`, 0, `"sideways" is not one of 0 (THREAD), 1 (QPS)`},
+		{`true`, 0, "true is not a number or a name"},
+		{`1e400`, 0, "not a number"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := DecodeEnum([]byte(tt.in), grades)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestCompileResourceRegexMatchesWholeNames(t *testing.T) {
+	re, err := CompileResourceRegex(`get.*`)
+	require.NoError(t, err)
+	assert.True(t, re.MatchString("getOrder"))
+	assert.False(t, re.MatchString("forgetOrder"), "Java's matches(): the whole name")
+	_, err = CompileResourceRegex(`(`)
+	assert.Error(t, err)
+}
+
+func TestLimitApp(t *testing.T) {
+	assert.Equal(t, "default", LimitApp(""))
+	assert.Equal(t, "default", LimitApp("  "))
+	assert.Equal(t, "appA", LimitApp("appA"))
+}
