@@ -144,9 +144,12 @@
 //
 // # Cost
 //
-// On the 2-core reference machine the middleware adds about 1.3 µs and 6
-// allocations (the Sentinel context, the entry, the request copy that
-// carries it, the status wrapper, and the extra route lookup) to a request
-// served from an httptest.ResponseRecorder; Handle saves the route lookup.
-// See bench_test.go.
+// Measured on the 2-core reference machine (go test -bench . -benchmem;
+// best of 10 runs on a busy machine): a bare ServeMux serves a request to
+// an httptest.ResponseRecorder in 140-200 ns and 1 allocation; wrapped,
+// in about 1.3 µs and 7 allocations (608 B): the Sentinel context (2), the
+// entry, the request copy that carries it, the status wrapper, and the
+// route lookup the mux repeats. Transport adds about 0.75 µs and 5
+// allocations to a round trip (the name, the entry, the body wrapper and
+// its cleanup). The network costs far more in both directions.
 package nethttp
