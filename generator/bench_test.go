@@ -53,3 +53,24 @@ func BenchmarkGenerate200(b *testing.B) {
 	b.ReportMetric(float64(load.Milliseconds())/float64(runs), "load-ms/op")
 	b.ReportMetric(float64(gen.Microseconds())/1000/float64(runs), "gen-ms/op")
 }
+
+// BenchmarkGenerateOrderService measures a run on the example service
+// (nothing is written: Generate only returns files).
+func BenchmarkGenerateOrderService(b *testing.B) {
+	var load, gen time.Duration
+	runs := 0
+	for b.Loop() {
+		res, err := Generate(Config{Patterns: []string{"../examples/orderservice"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if errs := res.Errors(); len(errs) > 0 {
+			b.Fatal(errs.Err())
+		}
+		load += res.Timing.Load
+		gen += res.Timing.Generate
+		runs++
+	}
+	b.ReportMetric(float64(load.Milliseconds())/float64(runs), "load-ms/op")
+	b.ReportMetric(float64(gen.Microseconds())/1000/float64(runs), "gen-ms/op")
+}
