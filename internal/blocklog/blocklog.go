@@ -10,8 +10,12 @@
 //	var blockLog = blocklog.New(Logger, clock.Millis)
 //
 //	func logBlock(c *Call, b *BlockError, now int64) {
-//		blockLog.Add(now, c.res.name, b.blockType.String(), b.rule, c.sc.origin, int64(c.batch))
+//		blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, c.sc.origin, int64(c.batch))
 //	}
+//
+// A storm of blocks of one resource by one rule costs each blocked call a
+// compare-and-swap on the entry its Hint holds; the lock is taken once per
+// key and second.
 //
 // It imports nothing of the runtime, so the runtime can import it.
 //
@@ -37,6 +41,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,7 +57,7 @@ type Aggregator struct {
 	mu      sync.Mutex
 	sec     int64 // the second being counted
 	entries map[key]*entry
-	order   []key // first-seen order, so lines come out as blocks came in
+	order   []*entry // first-seen order, so lines come out as blocks came in
 	dropped int64
 	armed   bool // a tick is scheduled
 }
@@ -62,9 +67,37 @@ type key struct {
 	rule                  any // the rule itself when comparable (rule pointers), else its type
 }
 
+// entry is one key's count in one second. blocks is added to without the
+// lock by callers holding the entry in a Hint; closedBit marks an entry
+// whose count was taken (written), after which adds go to a new entry.
 type entry struct {
+	k      key
+	sec    int64
 	rule   any
-	blocks int64
+	blocks atomic.Int64
+}
+
+const closedBit = 1 << 62
+
+// tryAdd adds n unless the entry was taken.
+func (e *entry) tryAdd(n int64) bool {
+	for {
+		v := e.blocks.Load()
+		if v&closedBit != 0 {
+			return false
+		}
+		if e.blocks.CompareAndSwap(v, v+n) {
+			return true
+		}
+	}
+}
+
+// Hint remembers, for one caller (the runtime keeps one per resource), the
+// entry its last block went to, so that a storm of blocks by the same rule
+// adds to it with one compare-and-swap instead of taking the lock. The zero
+// Hint is ready to use.
+type Hint struct {
+	e atomic.Pointer[entry]
 }
 
 // New returns an aggregator that writes to logger() and reads the runtime
@@ -74,13 +107,19 @@ func New(logger func() *slog.Logger, now func() int64) *Aggregator {
 }
 
 // Add counts n blocks at time now of resource by a rule of type typ, for a
-// call from origin ("" when unknown).
-func (a *Aggregator) Add(now int64, resource, typ string, rule any, origin string, n int64) {
+// call from origin ("" when unknown). h, which may be nil, is the caller's
+// Hint.
+func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, origin string, n int64) {
 	k := key{resource: resource, typ: typ, origin: origin, rule: rule}
 	if rule != nil && !reflect.TypeOf(rule).Comparable() {
 		k.rule = reflect.TypeOf(rule) // a rule type that cannot be a map key: one line per type
 	}
 	sec := now / 1000
+	if h != nil {
+		if e := h.e.Load(); e != nil && e.sec >= sec && e.k == k && e.tryAdd(n) {
+			return
+		}
+	}
 
 	a.mu.Lock()
 	var done []line
@@ -91,10 +130,18 @@ func (a *Aggregator) Add(now int64, resource, typ string, rule any, origin strin
 	// A block of an earlier second (a call that read the clock just before
 	// the second turned) counts in the current one.
 	if e := a.entries[k]; e != nil {
-		e.blocks += n
+		e.tryAdd(n) // entries in the map are open: only takeLocked closes them
+		if h != nil {
+			h.e.Store(e)
+		}
 	} else if len(a.entries) < MaxKeys {
-		a.entries[k] = &entry{rule: rule, blocks: n}
-		a.order = append(a.order, k)
+		e := &entry{k: k, sec: a.sec, rule: rule}
+		e.blocks.Store(n)
+		a.entries[k] = e
+		a.order = append(a.order, e)
+		if h != nil {
+			h.e.Store(e)
+		}
 	} else {
 		a.dropped += n
 	}
@@ -114,27 +161,30 @@ func (a *Aggregator) Flush() {
 }
 
 // line is one second's count of one key, or the count of blocks past
-// MaxKeys (key zero, dropped set).
+// MaxKeys (dropped set).
 type line struct {
 	sec     int64
 	k       key
-	e       entry
+	rule    any
+	blocks  int64
 	dropped bool
 }
 
-// takeLocked removes and returns the pending lines.
+// takeLocked closes the pending entries and returns their lines.
 func (a *Aggregator) takeLocked() []line {
 	if len(a.order) == 0 && a.dropped == 0 {
 		return nil
 	}
 	out := make([]line, 0, len(a.order)+1)
-	for _, k := range a.order {
-		out = append(out, line{sec: a.sec, k: k, e: *a.entries[k]})
+	for _, e := range a.order {
+		n := e.blocks.Or(closedBit) &^ closedBit
+		out = append(out, line{sec: e.sec, k: e.k, rule: e.rule, blocks: n})
 	}
 	if a.dropped > 0 {
-		out = append(out, line{sec: a.sec, e: entry{blocks: a.dropped}, dropped: true})
+		out = append(out, line{sec: a.sec, blocks: a.dropped, dropped: true})
 	}
 	clear(a.entries)
+	clear(a.order)
 	a.order = a.order[:0]
 	a.dropped = 0
 	return out
@@ -148,14 +198,14 @@ func (a *Aggregator) write(lines []line) {
 	for _, ln := range lines {
 		second := slog.Time("second", time.UnixMilli(ln.sec*1000).UTC())
 		if ln.dropped {
-			l.Warn("sentinel: block log full", second, slog.Int("keys", MaxKeys), slog.Int64("blocks", ln.e.blocks))
+			l.Warn("sentinel: block log full", second, slog.Int("keys", MaxKeys), slog.Int64("blocks", ln.blocks))
 			continue
 		}
-		attrs := []slog.Attr{second, slog.String("resource", ln.k.resource), slog.String("type", ln.k.typ), slog.Any("rule", ln.e.rule)}
+		attrs := []slog.Attr{second, slog.String("resource", ln.k.resource), slog.String("type", ln.k.typ), slog.Any("rule", ln.rule)}
 		if ln.k.origin != "" {
 			attrs = append(attrs, slog.String("origin", ln.k.origin))
 		}
-		attrs = append(attrs, slog.Int64("blocks", ln.e.blocks))
+		attrs = append(attrs, slog.Int64("blocks", ln.blocks))
 		l.LogAttrs(context.Background(), slog.LevelInfo, "sentinel: blocked", attrs...)
 	}
 }

@@ -71,14 +71,14 @@ func TestOneLinePerResourceRuleAndOriginPerSecond(t *testing.T) {
 	a := newAggregator(&c, &now)
 	flowA, flowB := &rule{"a"}, &rule{"b"}
 	for range 1000 {
-		a.Add(t0+10, "getOrder", "flow", flowA, "", 1)
+		a.Add(nil, t0+10, "getOrder", "flow", flowA, "", 1)
 	}
-	a.Add(t0+20, "getOrder", "flow", flowB, "", 2)
-	a.Add(t0+30, "getOrder", "flow", flowA, "app-x", 1)
-	a.Add(t0+40, "pay", "degrade", flowA, "", 1)
+	a.Add(nil, t0+20, "getOrder", "flow", flowB, "", 2)
+	a.Add(nil, t0+30, "getOrder", "flow", flowA, "app-x", 1)
+	a.Add(nil, t0+40, "pay", "degrade", flowA, "", 1)
 	assert.Empty(t, c.lines(t), "nothing is written while the second lasts")
 
-	a.Add(t0+1000, "getOrder", "flow", flowA, "", 1) // the next second
+	a.Add(nil, t0+1000, "getOrder", "flow", flowA, "", 1) // the next second
 	second := time.UnixMilli(t0).UTC().Format(time.RFC3339)
 	lines := c.lines(t)
 	require.Len(t, lines, 4, "one line per key, not per block")
@@ -123,7 +123,7 @@ func TestBoundedKeys(t *testing.T) {
 	a := newAggregator(&c, &now)
 	r := &rule{"r"}
 	for i := range blocklog.MaxKeys + 10 {
-		a.Add(t0, "res", "flow", r, "origin-"+strconv.Itoa(i), 1)
+		a.Add(nil, t0, "res", "flow", r, "origin-"+strconv.Itoa(i), 1)
 	}
 	a.Flush()
 	lines := c.lines(t)
@@ -140,9 +140,9 @@ func TestRulesThatCannotBeMapKeys(t *testing.T) {
 	now.Store(t0)
 	a := newAggregator(&c, &now)
 	assert.NotPanics(t, func() {
-		a.Add(t0, "res", "custom", nonComparable{ids: []int{1}}, "", 1)
-		a.Add(t0, "res", "custom", nonComparable{ids: []int{2}}, "", 1)
-		a.Add(t0, "res", "custom", nil, "", 1)
+		a.Add(nil, t0, "res", "custom", nonComparable{ids: []int{1}}, "", 1)
+		a.Add(nil, t0, "res", "custom", nonComparable{ids: []int{2}}, "", 1)
+		a.Add(nil, t0, "res", "custom", nil, "", 1)
 	})
 	a.Flush()
 	lines := c.lines(t)
@@ -161,7 +161,7 @@ func TestConcurrentBlocksAreAllCounted(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 1000 {
-				a.Add(t0+5, "res", "flow", r, "", 1)
+				a.Add(nil, t0+5, "res", "flow", r, "", 1)
 			}
 		})
 	}
@@ -179,7 +179,7 @@ func TestTimerWritesAFinishedSecond(t *testing.T) {
 	var now atomic.Int64
 	now.Store(t0 + 900)
 	a := newAggregator(&c, &now)
-	a.Add(t0+900, "res", "flow", &rule{"r"}, "", 3)
+	a.Add(nil, t0+900, "res", "flow", &rule{"r"}, "", 3)
 	now.Store(t0 + 1500) // the clock moved on; no more blocks
 	require.Eventually(t, func() bool { return len(c.lines(t)) == 1 }, 5*time.Second, 10*time.Millisecond)
 	assert.EqualValues(t, 3, c.lines(t)[0]["blocks"])
@@ -193,8 +193,74 @@ func TestTimerStopsWhenTheClockStandsStill(t *testing.T) {
 	var now atomic.Int64
 	now.Store(t0 + 990)
 	a := newAggregator(&c, &now)
-	a.Add(t0+990, "res", "flow", &rule{"r"}, "", 1)
+	a.Add(nil, t0+990, "res", "flow", &rule{"r"}, "", 1)
 	assert.Empty(t, c.lines(t))
 	a.Flush()
 	assert.Len(t, c.lines(t), 1)
+}
+
+// Blocks added through a Hint, lock-free, are neither lost nor counted
+// twice while lines are taken concurrently.
+func TestHintedBlocksSurviveConcurrentFlushes(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	r := &rule{"r"}
+	var hint blocklog.Hint
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 2000 {
+				a.Add(&hint, t0+5, "res", "flow", r, "", 1)
+			}
+		})
+	}
+	stop := make(chan struct{})
+	var flusher sync.WaitGroup
+	flusher.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				a.Flush()
+			}
+		}
+	})
+	wg.Wait()
+	close(stop)
+	flusher.Wait()
+	a.Flush()
+	var total float64
+	for _, l := range c.lines(t) {
+		total += l["blocks"].(float64)
+	}
+	assert.EqualValues(t, 16000, total)
+}
+
+func BenchmarkAddWithHint(b *testing.B) {
+	var now atomic.Int64
+	now.Store(t0)
+	a := blocklog.New(func() *slog.Logger { return slog.New(slog.DiscardHandler) }, now.Load)
+	r := &rule{"r"}
+	var hint blocklog.Hint
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			a.Add(&hint, t0, "res", "flow", r, "", 1)
+		}
+	})
+}
+
+func BenchmarkAddWithoutHint(b *testing.B) {
+	var now atomic.Int64
+	now.Store(t0)
+	a := blocklog.New(func() *slog.Logger { return slog.New(slog.DiscardHandler) }, now.Load)
+	r := &rule{"r"}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			a.Add(nil, t0, "res", "flow", r, "", 1)
+		}
+	})
 }
