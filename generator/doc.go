@@ -41,7 +41,12 @@
 // Each annotated x.go gets x_sentinel.go (OutputPath), written with
 // github.com/dave/jennifer and formatted with go/format: a package-level
 // var per resource, declared with runtime.Declare at init, and a wrapper
-// per directive that follows DESIGN.md's seven steps. Identifiers are
+// per directive that follows DESIGN.md's seven steps. As in Java, whose
+// aspect catches a BlockException thrown inside the method, a
+// *runtime.BlockError returned by the business method (a nested resource
+// refused the call) goes to the block handlers, never to the trace or to
+// ignore=. Arguments are boxed for hot-parameter rules only when
+// Resource.NeedsArgs says a rule reads them. Identifiers are
 // chosen so that nothing the wrapper refers to is shadowed: import names
 // avoid the package block, locals avoid parameters and imports.
 package generator
