@@ -26,7 +26,13 @@
 //
 // Everything is read from the runtime when asked: history comes from each
 // resource's minute window (sixty 1 s buckets the runtime keeps anyway), so
-// the handler holds no memory of its own and calls do no work for it.
+// the handler holds no memory of its own and calls do no work for it. A
+// response is bounded by the runtime's cap on resources; api/snapshot keeps
+// to the busiest (WithPageLimit), while api/resources?history=1 without a
+// name answers for every resource (about 3 KB each).
+//
+// The handler has no authentication of its own and shows resource names
+// and rules: mount it behind the application's.
 //
 // # Rule updates (off by default)
 //
