@@ -16,11 +16,24 @@ const DefaultContextName = "sentinel_default_context"
 const MaxContexts = 2000
 
 // sentinelContext is Java's Context: a named entrance into the call tree and
-// the caller's origin. It travels in a context.Context.
+// the caller's origin. It is itself the context.Context that EnterContext
+// returns (the caller's, plus itself under ctxKey), which saves the
+// allocation of a separate value context.
 type sentinelContext struct {
+	context.Context
 	name     string
 	origin   string
 	entrance *EntranceNode // nil: past MaxContexts, calls pass unchecked
+}
+
+func (c *sentinelContext) Value(key any) any {
+	if key == (ctxKey{}) {
+		return c
+	}
+	if c.Context == nil {
+		return nil
+	}
+	return c.Context.Value(key)
 }
 
 // ctxKey is the context.Context key of both a *sentinelContext (set by
@@ -55,7 +68,7 @@ func EnterContext(ctx context.Context, name, origin string) context.Context {
 	if name == "" {
 		name = DefaultContextName
 	}
-	return context.WithValue(ctx, ctxKey{}, &sentinelContext{name: name, origin: origin, entrance: entrance(name)})
+	return &sentinelContext{Context: ctx, name: name, origin: origin, entrance: entrance(name)}
 }
 
 // ContextName returns the name of the Sentinel context ctx carries, and its

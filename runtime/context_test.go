@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -157,4 +158,29 @@ func TestConcurrentChildrenAndParentExit(t *testing.T) {
 	}
 	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/child").ClusterNode().Threads())
 	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/parent").ClusterNode().Threads())
+}
+
+func TestOriginsPerResourceAreCapped(t *testing.T) {
+	handClock(t)
+	logs := captureLog(t)
+	name := t.Name()
+	for i := range runtime.MaxOriginsPerResource + 10 {
+		ctx := runtime.EnterContext(context.Background(), "origins", fmt.Sprintf("o%d", i))
+		e, b := runtime.Entry(ctx, name)
+		require.Nil(t, b)
+		e.Exit()
+	}
+	cn := runtime.LookupResource(name).ClusterNode()
+	assert.Len(t, cn.Origins(), runtime.MaxOriginsPerResource, "origins come from callers: bounded")
+	assert.Nil(t, cn.OriginNode(fmt.Sprintf("o%d", runtime.MaxOriginsPerResource+5)))
+	assert.EqualValues(t, 0, cn.Threads())
+	assert.Len(t, logs.lines("origin limit reached"), 1)
+}
+
+func TestEnterContextAllocatesOnce(t *testing.T) {
+	runtime.EnterContext(context.Background(), "alloc-ctx", "")
+	allocs := testing.AllocsPerRun(100, func() {
+		_ = runtime.EnterContext(context.Background(), "alloc-ctx", "appA")
+	})
+	assert.EqualValues(t, 1, allocs)
 }

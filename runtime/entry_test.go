@@ -197,3 +197,21 @@ func TestEnumStrings(t *testing.T) {
 	_, ok = runtime.ParseResourceType("sideways")
 	assert.False(t, ok)
 }
+
+func TestEntryAndExitAllocateOnlyTheEntry(t *testing.T) {
+	r := runtime.Declare(runtime.ResourceSpec{Name: t.Name()})
+	ctx := runtime.EnterContext(context.Background(), t.Name(), "appA")
+	childName := t.Name() + "/child"
+	warm := func() {
+		e, _ := r.Entry(ctx)
+		child, _ := runtime.Entry(e.Context(), childName)
+		child.Exit()
+		e.Exit()
+	}
+	warm()
+	assert.EqualValues(t, 1, testing.AllocsPerRun(200, func() {
+		e, _ := r.Entry(context.Background())
+		e.Exit()
+	}), "a top-level call")
+	assert.EqualValues(t, 2, testing.AllocsPerRun(200, warm), "a call and a nested call in a named context with an origin: one entry each")
+}

@@ -15,9 +15,20 @@ type ClusterNode struct {
 	*stat.Node
 	name string
 
-	mu      sync.Mutex
-	origins atomic.Pointer[map[string]*stat.Node]
+	// origins maps origin names to *stat.Node. Origins often come from
+	// request headers, which callers choose, so they are capped per
+	// resource (MaxOriginsPerResource); Java keeps them without bound.
+	origins     sync.Map
+	originCount atomic.Int64
+	originMu    sync.Mutex
 }
+
+// MaxOriginsPerResource caps the origins counted apart on one resource.
+// Calls from further origins are counted on the resource's other nodes
+// only, and a warning is logged once.
+const MaxOriginsPerResource = 1000
+
+var originsWarned atomic.Bool
 
 func newClusterNode(name string) *ClusterNode {
 	return &ClusterNode{Node: stat.NewNode(true), name: name}
@@ -29,48 +40,45 @@ func (n *ClusterNode) Name() string { return n.name }
 // OriginNode returns the statistics of calls from origin, or nil when that
 // origin never called.
 func (n *ClusterNode) OriginNode(origin string) *stat.Node {
-	if m := n.origins.Load(); m != nil {
-		return (*m)[origin]
+	if s, ok := n.origins.Load(origin); ok {
+		return s.(*stat.Node)
 	}
 	return nil
 }
 
 // Origins returns the origins that called the resource, sorted.
 func (n *ClusterNode) Origins() []string {
-	m := n.origins.Load()
-	if m == nil {
-		return nil
-	}
-	out := make([]string, 0, len(*m))
-	for o := range *m {
-		out = append(out, o)
-	}
+	var out []string
+	n.origins.Range(func(k, _ any) bool {
+		out = append(out, k.(string))
+		return true
+	})
 	sort.Strings(out)
 	return out
 }
 
-// originNode returns origin's node, creating it on first use.
+// originNode returns origin's node, creating it on first use, or nil past
+// MaxOriginsPerResource.
 func (n *ClusterNode) originNode(origin string) *stat.Node {
 	if s := n.OriginNode(origin); s != nil {
 		return s
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	old := n.origins.Load()
-	if old != nil {
-		if s := (*old)[origin]; s != nil {
-			return s
-		}
+	if n.originCount.Load() >= MaxOriginsPerResource {
+		warnOnce(&originsWarned, "sentinel: origin limit reached on a resource; further origins are not counted apart",
+			"resource", n.name, "limit", MaxOriginsPerResource)
+		return nil
 	}
-	next := make(map[string]*stat.Node, 1+lenOf(old))
-	if old != nil {
-		for k, v := range *old {
-			next[k] = v
-		}
+	n.originMu.Lock()
+	defer n.originMu.Unlock()
+	if s := n.OriginNode(origin); s != nil {
+		return s
+	}
+	if n.originCount.Load() >= MaxOriginsPerResource {
+		return nil
 	}
 	s := stat.NewNode(false)
-	next[origin] = s
-	n.origins.Store(&next)
+	n.origins.Store(origin, s)
+	n.originCount.Add(1)
 	return s
 }
 
