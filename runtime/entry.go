@@ -194,7 +194,7 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 				prev.Exit(c)
 			}
 			recordBlock(c, now)
-			logBlock(r, b, now)
+			logBlock(c, b, now)
 			e.exited.Store(true)
 			return nil, b
 		}

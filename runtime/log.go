@@ -3,6 +3,9 @@ package runtime
 import (
 	"log/slog"
 	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/internal/blocklog"
+	"github.com/sentinelgen/sentinelgen/internal/clock"
 )
 
 var logger atomic.Pointer[slog.Logger]
@@ -26,20 +29,17 @@ func warnOnce(flag *atomic.Bool, msg string, args ...any) {
 	}
 }
 
-// logBlock is the Log slot: it reports blocks through slog, at most one line
-// per resource per second, with the number of blocks that line stands for,
-// so a storm of blocked calls cannot flood the log.
-func logBlock(r *Resource, b *BlockError, now int64) {
-	sec := now / 1000
-	r.blocksSinceLog.Add(1)
-	last := r.lastBlockLogSec.Load()
-	if last == sec || !r.lastBlockLogSec.CompareAndSwap(last, sec) {
-		return
-	}
-	n := r.blocksSinceLog.Swap(0)
-	Logger().Info("sentinel: blocked",
-		slog.String("resource", r.name),
-		slog.String("type", b.blockType.String()),
-		slog.Any("rule", b.rule),
-		slog.Int64("blocks", n))
+// blockLog is the Log slot's aggregator: Java's block log, one line per
+// resource, block type, rule and origin per second, with the number of
+// blocks that line stands for, so a storm of blocked calls cannot flood
+// the log.
+var blockLog = blocklog.New(Logger, clock.Millis)
+
+// logBlock is the Log slot: it counts a blocked call for the block log.
+func logBlock(c *Call, b *BlockError, now int64) {
+	blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, c.sc.origin, int64(c.batch))
 }
+
+// FlushBlockLog writes the block log's pending lines now, rather than when
+// their second is over: at shutdown, or in tests.
+func FlushBlockLog() { blockLog.Flush() }

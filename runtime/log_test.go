@@ -10,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestBlocksAreLoggedAtMostOncePerResourcePerSecond(t *testing.T) {
+func TestBlocksAreLoggedOncePerResourceRuleAndOriginPerSecond(t *testing.T) {
+	runtime.FlushBlockLog() // earlier tests' blocks
 	c := handClock(t)
 	logs := captureLog(t)
 	name := t.Name()
@@ -22,13 +23,22 @@ func TestBlocksAreLoggedAtMostOncePerResourcePerSecond(t *testing.T) {
 		_, b := runtime.Entry(context.Background(), name)
 		require.NotNil(t, b)
 	}
-	lines := logs.lines("sentinel: blocked")
-	require.Len(t, lines, 1, "a storm of blocks is one line")
-	assert.Contains(t, lines[0], "blocks=1")
+	for range 3 {
+		_, b := runtime.Entry(runtime.EnterContext(context.Background(), "web", "appA"), name)
+		require.NotNil(t, b)
+	}
+	assert.Empty(t, logs.lines("resource="+name), "a second is written once it is over")
 
 	c.Advance(time.Second)
 	_, _ = runtime.Entry(context.Background(), name)
-	lines = logs.lines("sentinel: blocked")
-	require.Len(t, lines, 2)
-	assert.Contains(t, lines[1], "blocks=1000", "the next line counts the blocks since the last")
+	lines := logs.lines("resource="+name)
+	require.Len(t, lines, 2, "a storm of blocks is one line per origin")
+	assert.Contains(t, lines[0], "blocks=1000")
+	assert.Contains(t, lines[1], "origin=appA")
+	assert.Contains(t, lines[1], "blocks=3")
+
+	runtime.FlushBlockLog()
+	lines = logs.lines("resource="+name)
+	require.Len(t, lines, 3)
+	assert.Contains(t, lines[2], "blocks=1", "Flush writes the current second")
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/blocklog"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
@@ -41,8 +42,7 @@ type Resource struct {
 	defaultNode atomic.Pointer[DefaultNode]
 	nodes       atomic.Pointer[map[*EntranceNode]*DefaultNode]
 
-	lastBlockLogSec atomic.Int64
-	blocksSinceLog  atomic.Int64
+	blockHint blocklog.Hint // the block log's fast path for this resource
 }
 
 var (
