@@ -21,14 +21,13 @@ type ClusterNode struct {
 	origins     sync.Map
 	originCount atomic.Int64
 	originMu    sync.Mutex
+	originsFull atomic.Bool // warned that the cap is reached
 }
 
 // MaxOriginsPerResource caps the origins counted apart on one resource.
 // Calls from further origins are counted on the resource's other nodes
 // only, and a warning is logged once.
 const MaxOriginsPerResource = 1000
-
-var originsWarned atomic.Bool
 
 func newClusterNode(name string) *ClusterNode {
 	return &ClusterNode{Node: stat.NewNode(true), name: name}
@@ -64,7 +63,7 @@ func (n *ClusterNode) originNode(origin string) *stat.Node {
 		return s
 	}
 	if n.originCount.Load() >= MaxOriginsPerResource {
-		warnOnce(&originsWarned, "sentinel: origin limit reached on a resource; further origins are not counted apart",
+		warnOnce(&n.originsFull, "sentinel: origin limit reached on a resource; further origins are not counted apart",
 			"resource", n.name, "limit", MaxOriginsPerResource)
 		return nil
 	}
