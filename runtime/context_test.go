@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/stretchr/testify/assert"
@@ -163,7 +164,7 @@ func TestConcurrentChildrenAndParentExit(t *testing.T) {
 func TestOriginsPerResourceAreCapped(t *testing.T) {
 	handClock(t)
 	logs := captureLog(t)
-	name := t.Name()
+	name := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()) // fresh under -count
 	for i := range runtime.MaxOriginsPerResource + 10 {
 		ctx := runtime.EnterContext(context.Background(), "origins", fmt.Sprintf("o%d", i))
 		e, b := runtime.Entry(ctx, name)
