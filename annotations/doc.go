@@ -18,7 +18,7 @@
 //	ignore           error values and types never traced         none
 //	traffic          in or out                                   out
 //	type             common, web, rpc, gateway, db, cache, mq    common
-//	args             parameters passed to hot-parameter rules    all but a leading context.Context
+//	args             parameters passed to hot-parameter rules    all but a leading context.Context ("" for none)
 //	batch            tokens acquired per call, at least 1        1
 //	wrapper          name of the generated wrapper               the method's name, capitalised
 //

@@ -151,6 +151,10 @@ func (p *lineParser) set(key, val Value, itemBase int, quoted bool) {
 	p.seen[key.Text] = key.Pos
 	d.Keys = append(d.Keys, key)
 	shown := showValue(val.Text)
+	if key.Text == "args" && val.Text == "" {
+		d.ArgsSet = true // args="": hot-parameter rules see no arguments
+		return
+	}
 	if val.Text == "" {
 		p.errs.Add(val.Pos, "%s=%s: empty value", key.Text, shown)
 		return

@@ -52,6 +52,22 @@ func TestParseLineDefaults(t *testing.T) {
 	assert.False(t, d.ArgsSet)
 }
 
+func TestParseLineEmptyArgsMeansNone(t *testing.T) {
+	for _, text := range []string{`//sentinel:resource args=""`, `//sentinel:resource args=`} {
+		d, errs := ParseLine(linePos(), text)
+		require.Empty(t, errs, text)
+		assert.True(t, d.ArgsSet, text)
+		assert.Empty(t, d.Args, text)
+	}
+}
+
+func TestParseLineQuotingAndTabs(t *testing.T) {
+	d, errs := ParseLine(linePos(), "//sentinel:resource\tname=\"say \\\"hi\\\"\"\t\ttraffic=in")
+	require.Empty(t, errLines(errs))
+	assert.Equal(t, `say "hi"`, d.Name.Text)
+	assert.Equal(t, Inbound, d.Traffic)
+}
+
 func TestParseLineListItemPositions(t *testing.T) {
 	text := `//sentinel:resource ignore="io.EOF, ErrGone" args=a,b`
 	d, errs := ParseLine(linePos(), text)
