@@ -109,13 +109,17 @@ func (p *lineParser) parse(i int) {
 		if key == "" {
 			continue
 		}
-		// Items of a quoted list sit one byte further, after the quote.
-		// (Escapes inside a quoted list shift columns; lists never need them.)
+		// Items of a quoted list sit one byte further, after the quote. When
+		// unquoting changed the text (escapes), item columns cannot be
+		// mapped back byte for byte: items then point at the value.
 		itemBase := vstart
 		if quoted {
 			itemBase++
+			if s[vstart+1:i-1] != val {
+				itemBase = -1
+			}
 		}
-		p.set(Value{Text: key, Pos: p.at(start)}, Value{Text: val, Pos: p.at(vstart)}, itemBase, quoted)
+		p.set(Value{Text: key, Pos: p.at(start)}, Value{Text: val, Pos: p.at(vstart)}, itemBase)
 	}
 }
 
@@ -134,7 +138,7 @@ func scanQuoted(s string, i int) (int, bool) {
 }
 
 // set validates one key=value pair and stores it in the directive.
-func (p *lineParser) set(key, val Value, itemBase int, quoted bool) {
+func (p *lineParser) set(key, val Value, itemBase int) {
 	d := p.d
 	if _, ok := p.seen[key.Text]; ok {
 		p.errs.Add(key.Pos, "duplicate key %s", key.Text)
@@ -210,7 +214,7 @@ func (p *lineParser) set(key, val Value, itemBase int, quoted bool) {
 		}
 		d.Batch, d.BatchValue = n, val
 	case "args":
-		items := p.items(key.Text, val.Text, itemBase)
+		items := p.items(key.Text, val, itemBase)
 		seen := map[string]bool{}
 		for _, it := range items {
 			switch {
@@ -225,7 +229,7 @@ func (p *lineParser) set(key, val Value, itemBase int, quoted bool) {
 		}
 		d.ArgsSet = true
 	case "ignore":
-		for _, it := range p.items(key.Text, val.Text, itemBase) {
+		for _, it := range p.items(key.Text, val, itemBase) {
 			if !isErrorRef(it.Text) {
 				p.errs.Add(it.Pos, "ignore: %s is not an error value or type (want Name, pkg.Name, *Name or *pkg.Name)", showValue(it.Text))
 				continue
@@ -235,14 +239,19 @@ func (p *lineParser) set(key, val Value, itemBase int, quoted bool) {
 	}
 }
 
-// items splits a comma list, trimming spaces around items.
-func (p *lineParser) items(key, list string, base int) []Value {
+// items splits a comma list, trimming spaces around items. base is the
+// line offset of the list's first byte, or -1 when items cannot be placed
+// exactly and take the value's position.
+func (p *lineParser) items(key string, list Value, base int) []Value {
 	var out []Value
 	off := 0
-	for part := range strings.SplitSeq(list, ",") {
+	for part := range strings.SplitSeq(list.Text, ",") {
 		lead := len(part) - len(strings.TrimLeft(part, " \t"))
 		text := strings.TrimSpace(part)
-		pos := p.at(base + off + lead)
+		pos := list.Pos
+		if base >= 0 {
+			pos = p.at(base + off + lead)
+		}
 		off += len(part) + 1
 		if text == "" {
 			p.errs.Add(pos, "%s: empty item in list", key)
