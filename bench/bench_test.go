@@ -147,13 +147,4 @@ func BenchmarkEntryExitFlowQPSParallel(b *testing.B) {
 	benchEntryExitParallel(b, resFlowParallel)
 }
 
-// --- circuit breakers: for the runtime/degrade owner ---
-//
-// Add here, beside the flow cases above and with the same helpers:
-//
-//   - BenchmarkEntryExitBreaker / ...Parallel: one closed runtime/degrade
-//     breaker on its own resource;
-//   - BenchmarkEntryExitFlowQPSAndBreaker / ...Parallel: one admitting flow
-//     rule and one closed breaker on the same resource, DESIGN.md's full
-//     target (<= 0.6x BenchmarkRateAllow, <= 1 allocation), to be read
-//     against BenchmarkGobreakerExecute.
+// --- circuit breakers: see degrade_test.go ---

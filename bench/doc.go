@@ -15,7 +15,8 @@
 //     Reject QPS flow rule. Target: at most 0.6x RateAllow, at most one
 //     allocation (the entry).
 //
-// The circuit-breaker cases (a closed runtime/degrade breaker, and one
-// flow rule plus one breaker, DESIGN.md's full target) belong to the
-// degrade package's owner; bench_test.go marks where they go.
+//   - EntryExitBreaker and EntryExitFlowQPSAndBreaker (degrade_test.go): a
+//     closed runtime/degrade breaker alone, and with the flow rule on the
+//     same resource, DESIGN.md's full target, to be read against
+//     GobreakerExecute.
 package bench
