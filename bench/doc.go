@@ -8,9 +8,12 @@
 //
 //   - RateAllow: golang.org/x/time/rate Limiter.Allow with a limit it never
 //     reaches, the yardstick (DESIGN.md: about 100 ns here);
+//
 //   - GobreakerExecute: github.com/sony/gobreaker/v2 Execute of a call that
 //     succeeds (a closed breaker);
+//
 //   - EntryExitNoRules: runtime.Entry + Exit of a resource without rules;
+//
 //   - EntryExitFlowQPS: runtime.Entry + Exit with one admitting Direct
 //     Reject QPS flow rule. Target: at most 0.6x RateAllow, at most one
 //     allocation (the entry).
