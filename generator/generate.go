@@ -19,7 +19,7 @@ import (
 // pattern, no go command); problems with the code are in the packages.
 func Generate(cfg Config) (*Result, error) {
 	start := time.Now()
-	pkgs, _, err := load(cfg)
+	pkgs, err := load(cfg)
 	if err != nil {
 		return nil, err
 	}

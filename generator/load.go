@@ -17,7 +17,7 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 	packages.NeedImports | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo
 
 // load loads the packages cfg names, with previous outputs blanked.
-func load(cfg Config) ([]*packages.Package, *token.FileSet, error) {
+func load(cfg Config) ([]*packages.Package, error) {
 	fset := token.NewFileSet()
 	pc := &packages.Config{Mode: loadMode, Dir: cfg.Dir, Env: cfg.Env, Fset: fset}
 	if len(cfg.Tags) > 0 {
@@ -29,14 +29,10 @@ func load(cfg Config) ([]*packages.Package, *token.FileSet, error) {
 	}
 	over, err := overlay(pc, patterns)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pc.Overlay = over
-	pkgs, err := packages.Load(pc, patterns...)
-	if err != nil {
-		return nil, nil, err
-	}
-	return pkgs, fset, nil
+	return packages.Load(pc, patterns...)
 }
 
 // loadErrors turns the errors that keep a package from being generated
