@@ -2,12 +2,14 @@ package metrics_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/metrics"
 )
@@ -81,5 +83,34 @@ func BenchmarkEntryExit(b *testing.B) {
 			b.StopTimer()
 			stop()
 		})
+	}
+}
+
+// BenchmarkScrape is one scrape of 1000 resources that each had calls in
+// every second of the last minute: the collector's own cost, paid by the
+// scraper, not by calls.
+func BenchmarkScrape(b *testing.B) {
+	clk := clocktest.New()
+	defer runtime.SetClock(clk)()
+	ctx := context.Background()
+	res := make([]*runtime.Resource, 1000)
+	for i := range res {
+		res[i] = runtime.Declare(runtime.ResourceSpec{Name: "metrics.scrape." + strconv.Itoa(i)})
+	}
+	for range 60 {
+		for _, r := range res {
+			e, _ := r.Entry(ctx)
+			e.Exit()
+		}
+		clk.Advance(time.Second)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics.NewCollector())
+	b.ReportAllocs()
+	for b.Loop() {
+		clk.Advance(100 * time.Millisecond)
+		if _, err := reg.Gather(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
