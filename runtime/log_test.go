@@ -31,14 +31,14 @@ func TestBlocksAreLoggedOncePerResourceRuleAndOriginPerSecond(t *testing.T) {
 
 	c.Advance(time.Second)
 	_, _ = runtime.Entry(context.Background(), name)
-	lines := logs.lines("resource="+name)
+	lines := logs.lines("resource=" + name)
 	require.Len(t, lines, 2, "a storm of blocks is one line per origin")
 	assert.Contains(t, lines[0], "blocks=1000")
 	assert.Contains(t, lines[1], "origin=appA")
 	assert.Contains(t, lines[1], "blocks=3")
 
 	runtime.FlushBlockLog()
-	lines = logs.lines("resource="+name)
+	lines = logs.lines("resource=" + name)
 	require.Len(t, lines, 3)
 	assert.Contains(t, lines[2], "blocks=1", "Flush writes the current second")
 }

@@ -43,6 +43,9 @@ type Resource struct {
 	nodes       atomic.Pointer[map[*EntranceNode]*DefaultNode]
 
 	blockHint blocklog.Hint // the block log's fast path for this resource
+	// blocks counts blocked calls by BlockType, for metrics: monotonic,
+	// written on the blocked path only.
+	blocks [len(blockTypeNames)]atomic.Int64
 }
 
 var (
@@ -128,6 +131,25 @@ func (r *Resource) Spec() ResourceSpec { return *r.spec.Load() }
 // ClusterNode is the resource's statistics across contexts; nil for a
 // resource past MaxResources.
 func (r *Resource) ClusterNode() *ClusterNode { return r.cluster }
+
+// BlockCount is the number of calls (batch counts included) that rules of
+// type t blocked since the process started. It only grows; package
+// runtime/metrics exports it as blocks by type.
+func (r *Resource) BlockCount(t BlockType) int64 {
+	if int(t) >= len(r.blocks) {
+		return 0
+	}
+	return r.blocks[t].Load()
+}
+
+// countBlock adds n blocks by a rule of type t; an unknown type counts as
+// BlockCustom.
+func (r *Resource) countBlock(t BlockType, n int64) {
+	if t == 0 || int(t) >= len(r.blocks) {
+		t = BlockCustom
+	}
+	r.blocks[t].Add(n)
+}
 
 // NeedsArgs reports whether a slot bound to the resource reads call
 // arguments (a hot-parameter rule applies), so that callers box arguments

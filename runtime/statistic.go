@@ -23,6 +23,7 @@ func recordPass(c *Call, now int64) {
 func recordBlock(c *Call, now int64) {
 	t := stat.TickAt(now)
 	n := int64(c.batch)
+	c.res.countBlock(c.BlockError().blockType, n)
 	c.node.CountBlock(&t, n)
 	c.res.cluster.CountBlock(&t, n)
 	if o := c.OriginNode(); o != nil {
