@@ -12,9 +12,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/dashboard"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
+	"github.com/sentinelgen/sentinelgen/runtime/metrics"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -101,10 +105,27 @@ func start(ctx context.Context, cfg config) (*app, error) {
 		return nil, err
 	}
 	a.ln = ln
-	a.srv = &http.Server{Handler: newHandler(a.svc, nil), ReadHeaderTimeout: 5 * time.Second}
+	a.srv = &http.Server{Handler: newHandler(a.svc, a.observability()), ReadHeaderTimeout: 5 * time.Second}
 	go func() { a.served <- a.srv.Serve(ln) }()
 	ok = true
 	return a, nil
+}
+
+// observability returns the routes that show the runtime: the live page
+// and its JSON under /sentinel/, and Prometheus metrics at /metrics.
+func (a *app) observability() map[string]http.Handler {
+	var dashOpts []dashboard.Option
+	var metricOpts []metrics.Option
+	for _, rf := range ruleFiles {
+		dashOpts = append(dashOpts, dashboard.WithSource(a.sources[rf.name]))
+		metricOpts = append(metricOpts, metrics.WithSource(a.sources[rf.name]))
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(metrics.NewCollector(metricOpts...))
+	return map[string]http.Handler{
+		"/sentinel/": http.StripPrefix("/sentinel", dashboard.New(dashOpts...)),
+		"/metrics":   promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+	}
 }
 
 // URL is where the API listens.

@@ -22,7 +22,8 @@
 //	go run ./examples/orderservice -demo
 //
 // Without -rules the service copies its built-in rule files to a temporary
-// directory and prints it: edit them while it runs. -demo starts the
+// directory and prints it: edit them while it runs. The live dashboard is at
+// /sentinel/ and Prometheus metrics at /metrics. -demo starts the
 // service on a free port, drives load at it for about ten seconds, prints
 // a table per second, edits a rule file mid-run, and exits.
 package main

@@ -60,13 +60,21 @@ func newHandler(svc *OrderService, extra map[string]http.Handler) http.Handler {
 		os, err := svc.ListOrders(r.Context(), user)
 		reply(w, os, err)
 	})
-	for pattern, h := range extra {
-		mux.Handle(pattern, h)
-	}
-	return nethttp.Middleware(
+	api := nethttp.Middleware(
 		nethttp.WithServeMux(mux),
 		nethttp.WithOriginParser(nethttp.OriginFromHeader(CallerHeader)),
 	)(mux)
+	if len(extra) == 0 {
+		return api
+	}
+	// Operational endpoints stay outside Sentinel: a dashboard must not be
+	// limited by the rules it shows.
+	root := http.NewServeMux()
+	root.Handle("/", api)
+	for pattern, h := range extra {
+		root.Handle(pattern, h)
+	}
+	return root
 }
 
 // reply writes v as JSON, or maps err to a status.
