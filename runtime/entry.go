@@ -27,6 +27,7 @@ type Call struct {
 	chain  *boundChain
 	args   *any // WithArgs' slice, as pointer and length (nargs)
 	start  int64
+	end    int64
 	// err is the business error, or the *BlockError once blocked.
 	err     error
 	batch   int32
@@ -80,6 +81,16 @@ func (c *Call) BatchCount() int64 { return int64(c.batch) }
 // StartMillis is when the call was entered, in Unix milliseconds of the
 // runtime's clock.
 func (c *Call) StartMillis() int64 { return c.start }
+
+// ExitMillis is when the call exited, on the same clock reading the
+// Statistic slot took its response time from (Java's completeTimestamp);
+// in Exit of a call blocked by a later slot, it is the block's time.
+func (c *Call) ExitMillis() int64 {
+	if c.end == 0 {
+		return c.start
+	}
+	return c.end
+}
 
 // Traffic is the call's traffic type.
 func (c *Call) Traffic() TrafficType { return c.traffic }
@@ -232,6 +243,7 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 		e.exitNested()
 	}
 	now := clock.Millis()
+	c.end = now
 	recordCompletion(c, now)
 	for _, ck := range c.chain.checkers {
 		ck.Exit(c)

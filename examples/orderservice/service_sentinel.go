@@ -62,8 +62,14 @@ func (s *OrderService) GetOrder(ctx context.Context, id int64) (*Order, error) {
 		e.Exit()
 	}()
 	r0, r1 := s.getOrder(e.Context(), id)
-	if r1 != nil && !errors.Is(r1, ErrNotFound) {
-		e.SetError(r1)
+	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return s.getOrderBlocked(e.Context(), id, nb)
+		}
+		if !errors.Is(r1, ErrNotFound) {
+			e.SetError(r1)
+		}
 	}
 	return r0, r1
 }
@@ -91,6 +97,10 @@ func (s *OrderService) CreateOrder(ctx context.Context, user string, item string
 	}()
 	r0, r1 := s.createOrder(e.Context(), user, item, amount)
 	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return s.createOrderBlocked(e.Context(), user, item, amount, nb)
+		}
 		e.SetError(r1)
 	}
 	return r0, r1
@@ -119,6 +129,10 @@ func (s *OrderService) PayOrder(ctx context.Context, id int64) (*Order, error) {
 	}()
 	r0, r1 := s.payOrder(e.Context(), id)
 	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return s.payOrderFallback(e.Context(), id, nb)
+		}
 		e.SetError(r1)
 		return s.payOrderFallback(e.Context(), id, r1)
 	}
@@ -148,6 +162,10 @@ func (s *OrderService) ListOrders(ctx context.Context, user string) ([]Order, er
 	}()
 	r0, r1 := s.listOrders(e.Context(), user)
 	if r1 != nil {
+		var nb *runtime.BlockError
+		if errors.As(r1, &nb) {
+			return s.listOrdersBlocked(e.Context(), user, nb)
+		}
 		e.SetError(r1)
 	}
 	return r0, r1

@@ -63,7 +63,7 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 }
 
 func (k *checker) Exit(c *runtime.Call) {
-	now := runtime.NowMillis()
+	now := c.ExitMillis()
 	if c.BlockError() != nil {
 		// A later slot blocked the call: it is no sample, and a probe goes
 		// back to OPEN.

@@ -1,9 +1,9 @@
 package degrade
 
 import (
-	goruntime "runtime"
 	"sync/atomic"
-	_ "unsafe" // for go:linkname
+
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
 // window is a breaker's statistics: Java's LeapArray of one bucket of
@@ -106,30 +106,7 @@ func (w *window) add(now int64, bad bool) (check bool, total, badCount int64) {
 // reset empties the current interval.
 func (w *window) reset(now int64) { w.cur.Store(newBucket(w.start(now))) }
 
-// Striping by processor, as package runtime/stat does: runtime.procPin is
-// the cheapest way to learn the current P, and is on the Go runtime's list
-// of linknamed symbols kept for widely used packages.
+// Striping by processor, as package runtime/stat does.
+var stripes = stat.Stripes()
 
-//go:linkname procPin runtime.procPin
-func procPin() int
-
-//go:linkname procUnpin runtime.procUnpin
-func procUnpin()
-
-// stripes is a power of two, at least GOMAXPROCS at start-up, at most 16.
-var stripes = func() int {
-	n := 1
-	for n < goruntime.GOMAXPROCS(0) && n < 16 {
-		n <<= 1
-	}
-	return n
-}()
-
-func stripe() int {
-	if stripes == 1 {
-		return 0
-	}
-	p := procPin()
-	procUnpin()
-	return p & (stripes - 1)
-}
+func stripe() int { return stat.Stripe() }

@@ -29,6 +29,14 @@ var stripeCount = func() int {
 	return n
 }()
 
+// Stripes is the number of stripes striped counters use: a power of two,
+// at least GOMAXPROCS at start-up, at most 16.
+func Stripes() int { return stripeCount }
+
+// Stripe returns the current processor's stripe, in [0, Stripes()), for
+// counters of other packages striped the same way.
+func Stripe() int { return stripe(stripeCount) }
+
 // stripe returns the caller's stripe index for a window of n stripes.
 func stripe(n int) int {
 	if n == 1 {
