@@ -29,7 +29,10 @@ type Package struct {
 	Dir     string
 	Files   []File   // outputs, sorted by path
 	Orphans []string // previous outputs whose source lost its directives or was deleted
-	Errors  annotations.ErrorList
+	// Resources are the resource names the package's directives declare,
+	// in source order (for checking rule files against the code).
+	Resources []string
+	Errors    annotations.ErrorList
 }
 
 // Result is a whole run.

@@ -78,6 +78,11 @@ func generatePackage(p *packages.Package) *Package {
 		}
 		files = append(files, af)
 	}
+	for _, af := range files {
+		for _, w := range af.wrappers {
+			out.Resources = append(out.Resources, w.resource)
+		}
+	}
 	checkDuplicateWrappers(r, files)
 	checkForeignOutputs(r, files)
 	if len(r.errs) > 0 {

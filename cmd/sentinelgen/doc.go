@@ -78,4 +78,18 @@
 // file:line:col: message per line, sorted. Nothing is written for a
 // package with problems. The exit status is 0 on success, 1 for problems
 // (or stale output under -check), and 2 for a usage error.
+//
+// # Checking rule files
+//
+//	sentinelgen rules check [-pkg patterns] [-also names] [-tags list] FILE...
+//
+// validates rule files (one kind each, told by name or content, or a
+// combined file) with exactly the errors a load would give, as
+// file:line:col: messages, and exits 1 if any rule is invalid. With -pkg it
+// also warns, on standard output, about every rule whose resource no
+// //sentinel:resource directive of those packages declares, with a "did you
+// mean": a typo in a rule file silently protects nothing, in Java and in the
+// Go port. -also adds names declared elsewhere, such as HTTP routes:
+//
+//	sentinelgen rules check -pkg ./... -also /api/order rules/*.json
 package main

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRulesCheckAcceptsGoodFilesAndWarnsOnUndeclaredResources(t *testing.T) {
+	dir, env := module(t, map[string]string{
+		"svc/svc.go": `package svc
+
+import "context"
+
+type Svc struct{}
+
+//sentinel:resource name=getOrder
+func (s *Svc) get(ctx context.Context) (int, error) { return 1, nil }
+`,
+		"rules/flow.json": `[{"resource": "getOrder", "count": 10},
+ {"resource": "getOrdr", "count": 5},
+ {"resource": "/api/order", "count": 20}]`,
+	})
+	code, stdout, stderr := sentinelgen(env, "rules", "check", "-pkg", "./...", "-also", "/api/order", "rules/flow.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, "rules/flow.json:2:2: rule 1 (resource \"getOrdr\"): warning: no declared resource is named \"getOrdr\" (did you mean \"getOrder\"?)\n", stdout)
+	assert.NotContains(t, stdout, "/api/order", "names given with -also count as declared")
+	assert.NoFileExists(t, filepath.Join(dir, "svc", "svc_sentinel.go"), "rules check writes nothing")
+}
+
+func TestRulesCheckReportsInvalidRulesAndExits1(t *testing.T) {
+	_, env := module(t, map[string]string{
+		"rules/degrade.json": `[{"resource": "pay", "grade": 1, "count": 1.5, "timeWindow": 10}]`,
+	})
+	code, _, stderr := sentinelgen(env, "rules", "check", "rules/degrade.json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, `rules/degrade.json:1:2: rule 0 (resource "pay"): count`)
+}
+
+func TestRulesCheckUsage(t *testing.T) {
+	for _, args := range [][]string{{"rules"}, {"rules", "lint"}, {"rules", "check"}, {"rules", "check", "-nope", "x.json"}} {
+		code, _, stderr := sentinelgen(runEnv{dir: t.TempDir()}, args...)
+		assert.Equal(t, 2, code, "%q", args)
+		assert.Contains(t, stderr, "usage: sentinelgen rules check", "%q", args)
+	}
+	code, _, stderr := sentinelgen(runEnv{dir: t.TempDir()}, "rules", "check", filepath.Join(t.TempDir(), "missing.json"))
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "missing.json")
+}
