@@ -38,15 +38,19 @@ type boundRule struct {
 	count    float64
 	limit    int64
 	state    *resState
+	// cluster counts a cluster rule across instances (cluster.go); nil
+	// for local rules and while no ClusterChecker is set.
+	cluster ClusterChecker
 }
 
 // bind prepares cr for resource r. A cluster rule that does not fall back
-// to local checking is not bound: without a token server it passes every
-// call (Java's fallbackToLocalOrPass), though its limitApp still counts
-// as named for "other".
+// to local checking is not bound while no ClusterChecker is set: without
+// a token server it passes every call (Java's fallbackToLocalOrPass),
+// though its limitApp still counts as named for "other".
 func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 	rule := cr.rule
-	if rule.ClusterMode && (rule.ClusterConfig == nil || !rule.ClusterConfig.FallbackToLocalWhenFail) {
+	cluster := boundCluster(rule)
+	if cluster == nil && rule.ClusterMode && (rule.ClusterConfig == nil || !rule.ClusterConfig.FallbackToLocalWhenFail) {
 		return boundRule{}, false
 	}
 	br := boundRule{
@@ -55,6 +59,7 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		strategy: rule.Strategy,
 		count:    rule.Count,
 		limit:    cr.limit,
+		cluster:  cluster,
 	}
 	switch rule.LimitApp {
 	case LimitAppDefault:
@@ -69,7 +74,10 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 	switch {
 	case rule.Grade == GradeThread || rule.ControlBehavior == Reject:
 		br.kind = kindNode
-		if rule.Strategy == Direct {
+		// A cluster rule's local fallback is Java's passLocalCheck on the
+		// node: a gate's reservation could not be told apart, at release,
+		// from a pass the cluster granted.
+		if rule.Strategy == Direct && cluster == nil {
 			br.kind = kindGate
 		}
 	case rule.ControlBehavior == WarmUp:
@@ -133,8 +141,16 @@ func (br *boundRule) applies(c *runtime.Call) bool {
 	return true
 }
 
-// pass is Java's passLocalCheck for one rule.
+// pass is Java's FlowRuleChecker.canPassCheck for one rule.
 func (br *boundRule) pass(c *runtime.Call, acquire int64) bool {
+	if br.cluster != nil {
+		return br.passCluster(c, acquire)
+	}
+	return br.passLocal(c, acquire)
+}
+
+// passLocal is Java's passLocalCheck for one rule.
+func (br *boundRule) passLocal(c *runtime.Call, acquire int64) bool {
 	if !br.applies(c) {
 		return true
 	}

@@ -107,9 +107,19 @@
 // # Cluster mode
 //
 // clusterMode and clusterConfig are parsed and validated as Java's
-// checkClusterField and checkClusterConcurrentField. The cluster token
-// client is not built yet (issue 9): a cluster rule behaves as Java's does
-// when no token service is available: it is checked locally when
-// clusterConfig.fallbackToLocalWhenFail is true (JSON's default), and
-// passes every call when it is false.
+// checkClusterField and checkClusterConcurrentField. A cluster rule is
+// counted by the ClusterChecker set with SetClusterChecker (package
+// runtime/cluster provides one on Redis: one limit shared by every
+// instance), as Java's passClusterCheck: before limitApp and strategy,
+// which it ignores as Java does. When the checker has no answer (an
+// error: Redis down or slow, its breaker open), the rule is checked
+// locally if clusterConfig.fallbackToLocalWhenFail is true (JSON's
+// default), on the node as Java's DefaultController (a cluster rule's
+// local check does not use the atomic admission gates), and the call is
+// blocked otherwise.
+//
+// Only QPS cluster rules go to the checker; thread-grade cluster rules
+// (Java's concurrent token protocol) stay local. With no checker set, a
+// cluster rule behaves as Java's does when no token service is available:
+// checked locally with fallback, passing every call without.
 package flow

@@ -55,11 +55,11 @@ type Rule struct {
 	// call waits for its turn. Zero in Go code means Java's default, 500;
 	// an explicit 0 in JSON is refused for those behaviors.
 	MaxQueueingTimeMs int `json:"maxQueueingTimeMs"`
-	// ClusterMode makes the rule a cluster rule, counted by a token server
-	// (issue 9). Until the cluster client exists, a cluster rule is checked
-	// locally when its ClusterConfig.FallbackToLocalWhenFail is set, and
-	// passes every call otherwise: Java's behaviour when no token service
-	// is available.
+	// ClusterMode makes the rule a cluster rule, counted by the
+	// ClusterChecker (SetClusterChecker; package runtime/cluster on
+	// Redis). Without one, a cluster rule is checked locally when its
+	// ClusterConfig.FallbackToLocalWhenFail is set, and passes every call
+	// otherwise: Java's behaviour when no token service is available.
 	ClusterMode bool `json:"clusterMode"`
 	// ClusterConfig is required when ClusterMode is set.
 	ClusterConfig *ClusterConfig `json:"clusterConfig,omitempty"`
@@ -161,8 +161,8 @@ const (
 )
 
 // ClusterConfig is Java's ClusterFlowConfig: how a cluster rule is counted
-// by the token server. It is parsed and validated now; the cluster client
-// that uses it is issue 9.
+// by the token server (here the ClusterChecker, e.g. runtime/cluster's
+// Redis window).
 type ClusterConfig struct {
 	// FlowID identifies the rule on the token server; must be > 0.
 	FlowID int64 `json:"flowId"`

@@ -1,0 +1,67 @@
+package flow
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// ClusterChecker counts cluster rules across every instance of a service
+// (Java's token client). Package runtime/cluster provides one on Redis.
+//
+// Check asks whether acquire more calls of rule's clusterConfig.flowId may
+// pass now, cluster-wide, and counts them when they may. It must return
+// within the rule's clusterConfig.resourceTimeout and honour ctx; an
+// error means "no answer" (Redis down, slow, breaker open): the flow slot
+// then checks the rule locally when fallbackToLocalWhenFail is set, and
+// blocks the call otherwise.
+type ClusterChecker interface {
+	Check(ctx context.Context, rule *Rule, acquire int64) (admitted bool, err error)
+}
+
+// clusterHolder wraps the checker so an atomic.Pointer can hold an
+// interface value.
+type clusterHolder struct{ c ClusterChecker }
+
+var clusterChecker atomic.Pointer[clusterHolder]
+
+// SetClusterChecker makes c count the QPS rules with clusterMode set; nil
+// goes back to local checking (Java's behaviour without a token server).
+// Resources are rebound, so the change applies to the next call.
+func SetClusterChecker(c ClusterChecker) {
+	if c == nil {
+		clusterChecker.Store(nil)
+	} else {
+		clusterChecker.Store(&clusterHolder{c: c})
+	}
+	runtime.RulesChanged()
+}
+
+// boundCluster returns the checker a rule bound now consults, or nil: only
+// QPS cluster rules go to the cluster (thread-grade cluster rules need
+// Java's concurrent token protocol, which the Redis client does not
+// implement; they keep the local behaviour).
+func boundCluster(rule *Rule) ClusterChecker {
+	if !rule.ClusterMode || rule.Grade != GradeQPS || rule.ClusterConfig == nil {
+		return nil
+	}
+	if h := clusterChecker.Load(); h != nil {
+		return h.c
+	}
+	return nil
+}
+
+// passCluster is Java's passClusterCheck with its fallbackToLocalOrPass:
+// the cluster's answer when there is one, else the local check (fallback
+// on) or a block (fallback off).
+func (br *boundRule) passCluster(c *runtime.Call, acquire int64) bool {
+	ok, err := br.cluster.Check(c.Context(), br.rule, acquire)
+	if err == nil {
+		return ok
+	}
+	if !br.rule.ClusterConfig.FallbackToLocalWhenFail {
+		return false
+	}
+	return br.passLocal(c, acquire)
+}

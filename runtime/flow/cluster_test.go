@@ -1,0 +1,71 @@
+package flow_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/stretchr/testify/assert"
+)
+
+// fakeCluster answers cluster checks from a shared budget, or fails.
+type fakeCluster struct {
+	budget atomic.Int64
+	fail   atomic.Bool
+	calls  atomic.Int64
+}
+
+func (f *fakeCluster) Check(_ context.Context, rule *flow.Rule, acquire int64) (bool, error) {
+	f.calls.Add(1)
+	if f.fail.Load() {
+		return false, errors.New("token server down")
+	}
+	if f.budget.Add(-acquire) < 0 {
+		f.budget.Add(acquire)
+		return false, nil
+	}
+	return true, nil
+}
+
+func useCluster(t *testing.T, f *fakeCluster) {
+	flow.SetClusterChecker(f)
+	t.Cleanup(func() { flow.SetClusterChecker(nil) })
+}
+
+func TestClusterCheckerDecidesClusterRules(t *testing.T) {
+	f := &fakeCluster{}
+	f.budget.Store(2)
+	useCluster(t, f)
+	cc := func(fallback bool) *flow.ClusterConfig {
+		return &flow.ClusterConfig{FlowID: 1, ThresholdType: 1, FallbackToLocalWhenFail: fallback}
+	}
+	load(t,
+		flow.Rule{Resource: "cc-fallback", Grade: flow.GradeQPS, Count: 3, ClusterMode: true, ClusterConfig: cc(true)},
+		flow.Rule{Resource: "cc-strict", Grade: flow.GradeQPS, Count: 3, ClusterMode: true, ClusterConfig: cc(false)},
+		flow.Rule{Resource: "cc-threads", Grade: flow.GradeThread, Count: 3, ClusterMode: true, ClusterConfig: cc(true)},
+		flow.Rule{Resource: "cc-local", Grade: flow.GradeQPS, Count: 3},
+	)
+	ctx := context.Background()
+
+	assert.Equal(t, 2, calls(ctx, "cc-fallback", 5), "the cluster's budget, not the local count 3")
+	assert.Equal(t, 3, calls(ctx, "cc-local", 5), "local rules never ask the cluster")
+	assert.Equal(t, 5, calls(ctx, "cc-threads", 5), "thread-grade cluster rules stay local (sequential calls hold no threads)")
+	assert.Equal(t, int64(5), f.calls.Load())
+
+	f.fail.Store(true)
+	assert.Equal(t, 1, calls(ctx, "cc-fallback", 5), "no answer: the local rule (3 per second, 2 already passed)")
+	assert.Equal(t, 0, calls(ctx, "cc-strict", 5), "no answer and no fallback: blocked")
+}
+
+func TestClusterCheckerRemovedGoesBackToLocal(t *testing.T) {
+	f := &fakeCluster{}
+	useCluster(t, f)
+	load(t, flow.Rule{Resource: "cc-removed", Grade: flow.GradeQPS, Count: 1, ClusterMode: true,
+		ClusterConfig: &flow.ClusterConfig{FlowID: 1, FallbackToLocalWhenFail: false}})
+	ctx := context.Background()
+	assert.Equal(t, 0, calls(ctx, "cc-removed", 2), "the cluster has no budget")
+	flow.SetClusterChecker(nil)
+	assert.Equal(t, 2, calls(ctx, "cc-removed", 2), "no token server and no fallback: Java passes")
+}
