@@ -1,0 +1,75 @@
+package cluster
+
+import (
+	"crypto/tls"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"time"
+)
+
+// Config says where Redis is and how the client behaves. Only Addr is
+// required; every zero value takes the default named on its field.
+type Config struct {
+	// Addr is Redis's host:port.
+	Addr string
+	// Username and Password authenticate (Redis ACL; Username may be
+	// empty for the legacy requirepass).
+	Username string
+	Password string
+	// DB is the Redis database number; 0 by default.
+	DB int
+	// TLS, when set, connects over TLS with this configuration.
+	TLS *tls.Config
+	// KeyPrefix starts every key the client writes; "sentinel:" by
+	// default. Give each service its own prefix. On Redis Cluster, put a
+	// hash tag in it ("{orders}:") so all keys share one slot, as the
+	// check script touches a window key and the instance set together.
+	KeyPrefix string
+	// InstanceID names this process in the live-instance set; by default
+	// hostname-pid-random.
+	InstanceID string
+	// HeartbeatInterval is how often the instance renews its registration;
+	// 1s by default.
+	HeartbeatInterval time.Duration
+	// InstanceTTL is how long a registration lasts without renewal, so how
+	// long a crashed instance still counts for thresholdType 0; 3s (three
+	// heartbeats) by default.
+	InstanceTTL time.Duration
+	// Timeout caps every check's deadline. A rule's
+	// clusterConfig.resourceTimeout (Java's default 2000 ms) is the
+	// deadline otherwise, which is long for a flow check. 0: no cap.
+	Timeout time.Duration
+	// BreakerFailures consecutive failed checks open the breaker; 3 by
+	// default.
+	BreakerFailures int
+	// BreakerCooldown is how long an open breaker skips Redis before one
+	// call probes it again; 1s by default.
+	BreakerCooldown time.Duration
+	// PoolSize is the connection pool's size; go-redis's default (10 per
+	// CPU) when 0.
+	PoolSize int
+}
+
+func (c Config) withDefaults() Config {
+	if c.KeyPrefix == "" {
+		c.KeyPrefix = "sentinel:"
+	}
+	if c.InstanceID == "" {
+		host, _ := os.Hostname()
+		c.InstanceID = fmt.Sprintf("%s-%d-%08x", host, os.Getpid(), rand.Uint32())
+	}
+	if c.HeartbeatInterval <= 0 {
+		c.HeartbeatInterval = time.Second
+	}
+	if c.InstanceTTL <= 0 {
+		c.InstanceTTL = 3 * c.HeartbeatInterval
+	}
+	if c.BreakerFailures <= 0 {
+		c.BreakerFailures = 3
+	}
+	if c.BreakerCooldown <= 0 {
+		c.BreakerCooldown = time.Second
+	}
+	return c
+}

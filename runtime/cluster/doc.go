@@ -1,0 +1,104 @@
+// Package cluster is Sentinel's cluster flow control on Redis: every
+// instance of a service shares one limit per cluster rule, counted in a
+// Redis the team already operates instead of Java's token server.
+//
+//	c, err := cluster.New(cluster.Config{
+//		Addr:      "redis.internal:6379",
+//		Password:  os.Getenv("REDIS_PASSWORD"),
+//		TLS:       &tls.Config{ServerName: "redis.internal"}, // optional
+//		KeyPrefix: "orders:",                                 // one per service
+//		Timeout:   50 * time.Millisecond,                     // cap on resourceTimeout
+//	})
+//	if err != nil { ... }
+//	defer c.Close()
+//	c.Install() // flow rules with clusterMode true now count in Redis
+//	defer cluster.Uninstall()
+//
+// Rules are Java's: a flow rule with "clusterMode": true and a
+// "clusterConfig" {"flowId": 1, "thresholdType": 1} is limited to count
+// calls per window for the whole fleet (thresholdType 1, global), or to
+// count × the live instances (thresholdType 0, Java's average-local).
+// Instances share a limit by sharing the flowId (and KeyPrefix), as with
+// Java's token server. Nothing here is needed on a single machine: without
+// an installed client a cluster rule is checked locally (see package
+// flow).
+//
+// # The check: one round trip
+//
+// Each check of a cluster rule is one EVALSHA of a Lua script (the
+// script's SHA is computed once; after a Redis restart or SCRIPT FLUSH
+// go-redis gets NOSCRIPT and sends EVAL once, which loads it again).
+// Redis runs the script atomically, so no two instances ever read the
+// same count and both add to it. The script
+//
+//   - reads Redis's clock (TIME), not the instance's, so all instances
+//     agree on the buckets;
+//   - splits clusterConfig.windowIntervalMs (default 1000) into sampleCount
+//     (default 10) buckets aligned on Redis's epoch milliseconds, drops
+//     the buckets older than the window, and sums the others;
+//   - for thresholdType 0 drops expired instances from the live set and
+//     multiplies count by the live instances (at least 1);
+//   - admits when sum + acquire <= threshold (Java's cluster server blocks
+//     when latestQps + acquire > threshold), and only then adds acquire
+//     (the call's batch count) to the current bucket; a refused call
+//     counts nothing;
+//   - keeps the window hash for two windows after the last admission.
+//
+// So the fleet never admits more than the threshold in any window that
+// starts on a bucket boundary, whatever the concurrency. Admissions are
+// not given back when a later rule or slot refuses the call (Java's token
+// server does not either).
+//
+// # Keys
+//
+//	<prefix>flow:<flowId>   hash: bucket start (Redis ms) -> calls admitted
+//	<prefix>instances       sorted set: instance id -> registration expiry (Redis ms)
+//
+// The prefix is Config.KeyPrefix ("sentinel:" by default). On Redis
+// Cluster a check touches both keys in one script: put a hash tag in the
+// prefix ("{orders}:") so they share a slot.
+//
+// # Live instances
+//
+// New registers the instance (Config.InstanceID, hostname-pid-random by
+// default) in the instance set with an expiry of Redis's now +
+// InstanceTTL (3 s by default), and a goroutine renews it every
+// HeartbeatInterval (1 s) until Close, which stops the goroutine and
+// removes the instance at once. A crashed instance stops counting for
+// thresholdType 0 when its registration expires. New does not wait for
+// Redis; a failed heartbeat is retried at the next tick.
+//
+// # Faults
+//
+// A check waits at most the rule's clusterConfig.resourceTimeout (ms;
+// Java's default 2000, long for a flow check), capped by Config.Timeout:
+// go-redis runs with the check's context deadline on the socket, no
+// command retries and one dial attempt, so no call waits longer than that
+// because of Redis. A check with no answer returns an error, and the flow
+// slot checks the rule locally (fallbackToLocalWhenFail, JSON's default)
+// or blocks the call (fallback off).
+//
+// A breaker keeps a dead Redis from costing every call a timeout: after
+// Config.BreakerFailures (3) consecutive failed checks, checks fail at
+// once with ErrUnavailable for Config.BreakerCooldown (1 s); then one call
+// probes Redis. Its success closes the breaker and cluster checking
+// resumes by itself; its failure opens it for another cool-down. A caller
+// that cancels its own context does not count as a Redis failure.
+// Stats reports the checks answered, failed and skipped, and the
+// breaker's state.
+//
+// # Not done yet
+//
+//   - Hot-parameter rules (package paramflow) with clusterMode still check
+//     locally: they have no cluster seam yet.
+//   - Thread-grade cluster rules (Java's concurrent token protocol, with
+//     resourceTimeout and clientOfflineTime) stay local.
+//   - Redis settings come from code only, not from the combined rule
+//     file's settings.
+//   - Java's cluster strategies beyond "normal", and prioritized calls
+//     borrowing from the next window, are not implemented.
+//
+// Tests start their own redis-server processes (Debian package
+// redis-server; .ci/redis.sh installs it) on free loopback ports, and fail
+// when it is missing.
+package cluster

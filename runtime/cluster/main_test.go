@@ -1,0 +1,112 @@
+package cluster_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/cluster"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+)
+
+// childEnv makes the test binary a child instance of the end-to-end
+// tests (as the standard library's exec tests re-run their own binary):
+// its value is a childSpec in JSON.
+const childEnv = "SENTINELGEN_CLUSTER_CHILD"
+
+func TestMain(m *testing.M) {
+	runtime.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) // blocks are logged at info
+	if spec := os.Getenv(childEnv); spec != "" {
+		os.Exit(runChild(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// childSpec is one child instance's part in an end-to-end test.
+type childSpec struct {
+	Addr       string
+	Prefix     string
+	Rule       flow.Rule
+	JoinAt     time.Time // register in the live set
+	StartAt    time.Time // start calling
+	StopAt     time.Time
+	Goroutines int
+	// Crash leaves without deregistering, as a killed process would: the
+	// instance counts until its registration expires.
+	Crash bool
+}
+
+// childReport is what a child prints: when each admitted call was
+// admitted (unix ms), and the cluster client's counters.
+type childReport struct {
+	Admitted []int64
+	Blocked  int64
+	Stats    cluster.Stats
+}
+
+func runChild(specJSON string) int {
+	var spec childSpec
+	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
+		os.Stderr.WriteString("child: bad spec: " + err.Error() + "\n")
+		return 2
+	}
+	time.Sleep(time.Until(spec.JoinAt))
+	c, err := cluster.New(cluster.Config{
+		Addr: spec.Addr, KeyPrefix: spec.Prefix,
+		HeartbeatInterval: 200 * time.Millisecond, InstanceTTL: time.Second,
+		Timeout: 500 * time.Millisecond,
+	})
+	if err != nil {
+		os.Stderr.WriteString("child: " + err.Error() + "\n")
+		return 2
+	}
+	c.Install()
+	if err := flow.LoadRules([]flow.Rule{spec.Rule}); err != nil {
+		os.Stderr.WriteString("child: " + err.Error() + "\n")
+		return 2
+	}
+	time.Sleep(time.Until(spec.StartAt))
+
+	var (
+		mu     sync.Mutex
+		report childReport
+		wg     sync.WaitGroup
+	)
+	for range spec.Goroutines {
+		wg.Go(func() {
+			var admitted []int64
+			var blocked int64
+			for time.Now().Before(spec.StopAt) {
+				e, b := runtime.Entry(context.Background(), spec.Rule.Resource)
+				if b != nil {
+					blocked++
+					time.Sleep(2 * time.Millisecond) // spare the two shared cores
+					continue
+				}
+				admitted = append(admitted, time.Now().UnixMilli())
+				e.Exit()
+			}
+			mu.Lock()
+			report.Admitted = append(report.Admitted, admitted...)
+			report.Blocked += blocked
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	report.Stats = c.Stats()
+	if err := json.NewEncoder(os.Stdout).Encode(report); err != nil {
+		return 2
+	}
+	if spec.Crash {
+		return 0 // no Close: the registration stays until it expires
+	}
+	cluster.Uninstall()
+	_ = c.Close()
+	return 0
+}
