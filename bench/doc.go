@@ -21,5 +21,8 @@
 //   - EntryExitBreaker and EntryExitFlowQPSAndBreaker (degrade_test.go): a
 //     closed runtime/degrade breaker alone, and with the flow rule on the
 //     same resource, DESIGN.md's full target, to be read against
-//     GobreakerExecute.
+//     GobreakerExecute;
+//   - AllocEntrySized (alloc_test.go): allocating one object of the entry's
+//     size class, the floor of any Entry+Exit under DESIGN.md's one
+//     allocation.
 package bench
