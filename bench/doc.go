@@ -22,6 +22,7 @@
 //     closed runtime/degrade breaker alone, and with the flow rule on the
 //     same resource, DESIGN.md's full target, to be read against
 //     GobreakerExecute;
+//
 //   - AllocEntrySized (alloc_test.go): allocating one object of the entry's
 //     size class, the floor of any Entry+Exit under DESIGN.md's one
 //     allocation.
