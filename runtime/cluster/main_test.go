@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -22,11 +23,16 @@ const childEnv = "SENTINELGEN_CLUSTER_CHILD"
 
 func TestMain(m *testing.M) {
 	runtime.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) // blocks are logged at info
+	redis.SetLogger(quiet{})                                          // failed dials while Redis is down, on purpose
 	if spec := os.Getenv(childEnv); spec != "" {
 		os.Exit(runChild(spec))
 	}
 	os.Exit(m.Run())
 }
+
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
 
 // childSpec is one child instance's part in an end-to-end test.
 type childSpec struct {

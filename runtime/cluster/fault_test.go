@@ -1,0 +1,111 @@
+package cluster_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/cluster"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// timedCalls makes n calls of resource and returns how many were admitted
+// and the longest call.
+func timedCalls(resource string, n int) (admitted int, longest time.Duration) {
+	for range n {
+		start := time.Now()
+		e, b := runtime.Entry(context.Background(), resource)
+		if d := time.Since(start); d > longest {
+			longest = d
+		}
+		if b == nil {
+			admitted++
+			e.Exit()
+		}
+	}
+	return admitted, longest
+}
+
+// drain has another instance take what is left of rule's cluster budget,
+// so that only the local fallback could admit calls of this instance.
+func drain(t *testing.T, other *cluster.Client, rule flow.Rule) {
+	t.Helper()
+	for range 100 {
+		ok, err := other.Check(context.Background(), &rule, 1)
+		if err == nil && !ok {
+			return
+		}
+	}
+	t.Fatalf("the cluster budget of %q did not run out", rule.Resource)
+}
+
+// Redis killed mid-run: calls go on under the local rule, none waits
+// longer than the timeout, the breaker stops asking Redis, and cluster
+// limiting comes back by itself when Redis restarts on the same port.
+func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
+	s := startRedis(t)
+	c := newClient(t, s, "fault:")
+	other := newClient(t, s, "fault:")
+	// One bucket of a minute: the cluster budget cannot renew mid-test,
+	// while the local fallback admits 5 per second.
+	rule := clusterRule("fault", 5, 21, 1, 1, 60000)
+	rule.ClusterConfig.ResourceTimeout = 200
+	install(t, c, rule)
+	const slack = 150 * time.Millisecond // scheduling under -race on two shared cores
+
+	drain(t, other, rule)
+	admitted, _ := timedCalls("fault", 10)
+	require.Equal(t, 0, admitted, "Redis up: the cluster budget is spent (locally 5 would pass)")
+
+	s.kill()
+	admitted, longest := timedCalls("fault", 20)
+	assert.Equal(t, 5, admitted, "Redis down: the local rule, 5 per second")
+	assert.Less(t, longest, 200*time.Millisecond+slack, "no call waits past resourceTimeout")
+	st := c.Stats()
+	assert.True(t, st.BreakerOpen)
+	assert.Equal(t, int64(3), st.Failed, "three failures open the breaker")
+	assert.Equal(t, int64(17), st.Skipped, "then Redis is not asked")
+
+	s.start() // same port, empty: no keys, no scripts
+	deadline := time.Now().Add(3 * time.Second)
+	for c.Stats().BreakerOpen || c.Stats().Answered < 11 {
+		require.True(t, time.Now().Before(deadline), "cluster checking did not resume: %+v", c.Stats())
+		timedCalls("fault", 1)
+		time.Sleep(50 * time.Millisecond)
+	}
+	drain(t, other, rule)
+	admitted, _ = timedCalls("fault", 10)
+	assert.Equal(t, 0, admitted, "Redis back: cluster limiting again")
+}
+
+// A Redis that accepts connections but never answers (SIGSTOP) costs a
+// call at most the timeout; with fallback off the call is blocked.
+func TestHungRedisTimesOut(t *testing.T) {
+	s := startRedis(t)
+	c := newClient(t, s, "hung:", func(cfg *cluster.Config) { cfg.BreakerFailures = 100 })
+	rule := clusterRule("hung", 1000, 22, 1, 10, 1000)
+	rule.ClusterConfig.ResourceTimeout = 2000 // Java's default, capped by Config.Timeout
+	rule.ClusterConfig.FallbackToLocalWhenFail = false
+	install(t, c, rule)
+	admitted, _ := timedCalls("hung", 3)
+	require.Equal(t, 3, admitted)
+
+	s.pause()
+	admitted, longest := timedCalls("hung", 3)
+	s.resume()
+	assert.Equal(t, 0, admitted, "no answer and no fallback: blocked")
+	assert.GreaterOrEqual(t, longest, 250*time.Millisecond, "waited for Redis up to the 300 ms cap")
+	assert.Less(t, longest, 300*time.Millisecond+150*time.Millisecond, "and no longer")
+	assert.Equal(t, int64(3), c.Stats().Failed)
+
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		if admitted, _ = timedCalls("hung", 1); admitted == 1 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "checks did not recover after SIGCONT")
+	}
+}
