@@ -15,7 +15,7 @@ import (
 
 // newClient connects a client to s with short test timings; it is closed
 // (and uninstalled) when the test ends.
-func newClient(t *testing.T, s *redisServer, prefix string, tweak ...func(*cluster.Config)) *cluster.Client {
+func newClient(t testing.TB, s *redisServer, prefix string, tweak ...func(*cluster.Config)) *cluster.Client {
 	t.Helper()
 	cfg := cluster.Config{
 		Addr: s.addr(), KeyPrefix: prefix,
@@ -44,7 +44,7 @@ func clusterRule(resource string, count float64, flowID int64, thresholdType int
 
 // install makes c the flow slot's cluster checker and loads rules, until
 // the test ends.
-func install(t *testing.T, c *cluster.Client, rules ...flow.Rule) {
+func install(t testing.TB, c *cluster.Client, rules ...flow.Rule) {
 	t.Helper()
 	c.Install()
 	require.NoError(t, flow.LoadRules(rules))

@@ -17,14 +17,14 @@ import (
 // redisServer is a redis-server process of the test's own, on a loopback
 // port, without persistence.
 type redisServer struct {
-	t    *testing.T
+	t    testing.TB
 	port int
 	cmd  *exec.Cmd
 }
 
 // startRedis starts redis-server on a free loopback port and stops it when
 // the test ends. A missing redis-server fails the test: run .ci/redis.sh.
-func startRedis(t *testing.T) *redisServer {
+func startRedis(t testing.TB) *redisServer {
 	t.Helper()
 	_, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is required (Debian package redis-server; see .ci/redis.sh)")
