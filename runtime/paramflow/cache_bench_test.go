@@ -7,7 +7,7 @@ import "testing"
 func benchCheck(b *testing.B, arg any) {
 	r := NewRule("bench", 0, 1e12)
 	cr := compile(&r)
-	bd := bound{cr, newCache(capacityFor(1))}
+	bd := bound{compiledRule: cr, values: newCache(capacityFor(1))}
 	now := int64(1_000_000)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -27,7 +27,7 @@ func BenchmarkCheckFloat(b *testing.B)  { benchCheck(b, any(3.25)) }
 func BenchmarkCheckInt64Parallel(b *testing.B) {
 	r := NewRule("bench", 0, 1e12)
 	cr := compile(&r)
-	bd := bound{cr, newCache(capacityFor(1))}
+	bd := bound{compiledRule: cr, values: newCache(capacityFor(1))}
 	arg := any(int64(4242))
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -14,6 +14,9 @@ import (
 type bound struct {
 	*compiledRule
 	values *cache
+	// cluster counts a cluster rule across instances (cluster.go); nil
+	// for local rules and while no ClusterChecker is set.
+	cluster ClusterChecker
 }
 
 // pass checks one value (Java's passSingleValueCheck).

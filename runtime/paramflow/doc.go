@@ -69,9 +69,15 @@
 //   - A refused call gets a *runtime.BlockError with runtime.BlockParamFlow,
 //     the *Rule, and the argument (as passed) as its triggered value.
 //   - limitApp is ignored, as Java's hot-parameter checks ignore it.
-//   - Cluster mode: there is no token server here; as Java without one, a
-//     cluster QPS rule checks locally when
-//     clusterConfig.fallbackToLocalWhenFail is set and passes otherwise.
+//   - Cluster mode: a QPS rule with clusterMode is counted by the
+//     ClusterChecker set with SetClusterChecker (runtime/cluster's Redis
+//     window), for all of a call's values at once, all or nothing, each
+//     within its item's count or the rule's. Without an answer (Redis
+//     down, breaker open), or for a value with no text other processes
+//     share (pointers, channels, plain structs), the rule is checked
+//     locally when clusterConfig.fallbackToLocalWhenFail is set, and the
+//     call is blocked otherwise. With no checker set, as Java without a
+//     token server: checked locally with fallback, passing without.
 //   - Regex rules (resource is a pattern matching whole names) keep
 //     separate per-value state for each matched resource.
 //

@@ -106,10 +106,11 @@ type Rule struct {
 	DurationInSec int64 `json:"durationInSec"`
 	// ParamFlowItemList gives particular values their own limit.
 	ParamFlowItemList []Item `json:"paramFlowItemList,omitempty"`
-	// ClusterMode asks a cluster token server for tokens. This runtime has
-	// no token server: as Java without one, a cluster QPS rule limits
-	// locally when ClusterConfig.FallbackToLocalWhenFail is set and does
-	// nothing otherwise.
+	// ClusterMode asks the ClusterChecker (SetClusterChecker; package
+	// runtime/cluster on Redis) for tokens. Without one, as Java without a
+	// token server, a cluster QPS rule limits locally when
+	// ClusterConfig.FallbackToLocalWhenFail is set and does nothing
+	// otherwise.
 	ClusterMode   bool           `json:"clusterMode"`
 	ClusterConfig *ClusterConfig `json:"clusterConfig,omitempty"`
 	// Regex makes Resource a pattern that must match a whole resource name;

@@ -15,11 +15,11 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	}
 	var k checker
 	for _, cr := range s.byResource[r.Name()] {
-		k.rules = append(k.rules, bound{cr, cr.state.forResource(r.Name(), false)})
+		k.rules = append(k.rules, bound{compiledRule: cr, values: cr.state.forResource(r.Name(), false), cluster: boundCluster(cr)})
 	}
 	for _, cr := range s.regex {
 		if cr.regex.MatchString(r.Name()) {
-			k.rules = append(k.rules, bound{cr, cr.state.forResource(r.Name(), true)})
+			k.rules = append(k.rules, bound{compiledRule: cr, values: cr.state.forResource(r.Name(), true), cluster: boundCluster(cr)})
 		}
 	}
 	if len(k.rules) == 0 {
@@ -66,10 +66,19 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 	for i := range k.rules {
 		b := &k.rules[i]
 		idx, ok := argIndex(b.idx, len(args))
-		if !ok || !b.local {
+		if !ok || (!b.local && b.cluster == nil) {
 			continue
 		}
 		keys := appendKeys(buf[:0], args[idx])
+		if b.cluster != nil {
+			switch b.passCluster(c, keys) {
+			case clusterPass:
+				continue
+			case clusterBlock:
+				k.release(c, i)
+				return c.Block(runtime.BlockParamFlow, b.rule, args[idx])
+			}
+		}
 		for j, key := range keys {
 			if b.pass(c, key) {
 				continue
