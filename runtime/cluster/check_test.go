@@ -8,6 +8,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -226,4 +227,41 @@ func TestNoGoroutineOutlivesClose(t *testing.T) {
 	require.NoError(t, c.Close())
 	require.NoError(t, c.Close(), "Close is idempotent")
 	goleak.VerifyNone(t, opts)
+}
+
+func TestHotParameterValuesShareTheirLimits(t *testing.T) {
+	s := startRedis(t)
+	a := newClient(t, s, "param:")
+	b := newClient(t, s, "param:")
+	rule := paramflow.NewRule("param", 0, 3)
+	rule.ClusterMode = true
+	rule.ClusterConfig = &paramflow.ClusterConfig{FlowID: 8, ThresholdType: 1, FallbackToLocalWhenFail: true, SampleCount: 1, WindowIntervalMs: 60000}
+	install(t, a)
+	require.NoError(t, paramflow.LoadRules([]paramflow.Rule{rule}))
+	t.Cleanup(func() { _ = paramflow.LoadRules(nil) })
+	ctx := context.Background()
+
+	ok, err := b.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "s:hot", Count: 3}}, 2)
+	require.NoError(t, err)
+	require.True(t, ok, "another instance takes 2 of hot's 3")
+	call := func(arg any) bool {
+		e, blk := runtime.Entry(ctx, "param", runtime.WithArgs(arg))
+		if blk != nil {
+			return false
+		}
+		e.Exit()
+		return true
+	}
+	assert.True(t, call("hot"))
+	assert.False(t, call("hot"), "hot's cluster budget is spent")
+	assert.True(t, call("cold"))
+	assert.False(t, call([]string{"cold", "hot"}), "all values or none")
+	assert.True(t, call([]string{"cold", "cold"}), "a value given twice counts twice: 1+2 of 3")
+	assert.False(t, call("cold"))
+	assert.Zero(t, a.Stats().Failed)
+
+	long := string(make([]byte, 1000))
+	ok, err = b.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "s:" + long, Count: 1}}, 1)
+	require.NoError(t, err)
+	assert.True(t, ok, "a long value is keyed by its hash")
 }

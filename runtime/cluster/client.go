@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
 )
 
 // ErrUnavailable is what Check returns while the breaker is open: Redis
@@ -19,8 +20,8 @@ import (
 // BreakerCooldown has passed.
 var ErrUnavailable = errors.New("cluster: redis unavailable (breaker open)")
 
-// Client counts cluster rules in Redis. It implements flow.ClusterChecker;
-// Install makes the flow slot use it. Its methods are safe for concurrent
+// Client counts cluster rules in Redis. It implements flow.ClusterChecker
+// and paramflow.ClusterChecker; Install makes both slots use it. Its methods are safe for concurrent
 // use.
 type Client struct {
 	cfg          Config
@@ -37,7 +38,10 @@ type Client struct {
 	closeOne sync.Once
 }
 
-var _ flow.ClusterChecker = (*Client)(nil)
+var (
+	_ flow.ClusterChecker      = (*Client)(nil)
+	_ paramflow.ClusterChecker = (*Client)(nil)
+)
 
 // New connects to Redis as cfg says and registers this instance in the
 // live-instance set, renewed by a background goroutine until Close. It
@@ -84,12 +88,18 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Install makes the flow slot count cluster rules with c, until
-// Uninstall or another Install.
-func (c *Client) Install() { flow.SetClusterChecker(c) }
+// Install makes the flow and hot-parameter slots count their cluster
+// rules with c, until Uninstall or another Install.
+func (c *Client) Install() {
+	flow.SetClusterChecker(c)
+	paramflow.SetClusterChecker(c)
+}
 
 // Uninstall goes back to checking cluster rules locally.
-func Uninstall() { flow.SetClusterChecker(nil) }
+func Uninstall() {
+	flow.SetClusterChecker(nil)
+	paramflow.SetClusterChecker(nil)
+}
 
 // Close stops the heartbeat, removes this instance from the live set (so
 // thresholdType 0 shrinks at once rather than after InstanceTTL) and
@@ -140,30 +150,65 @@ func (c *Client) timeout(resourceTimeoutMs int64) time.Duration {
 	return d
 }
 
-// Check runs the window script for rule's flow id: one Redis round trip.
-// It returns an error, and counts nothing, when Redis does not answer
-// within the deadline or the breaker is open.
+// Check counts a flow rule: the window script on the rule's flow id, one
+// Redis round trip. It returns an error, and counts nothing, when Redis
+// does not answer within the deadline or the breaker is open.
 func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (bool, error) {
 	cc := rule.ClusterConfig
 	if cc == nil {
-		return false, fmt.Errorf("cluster: rule %q has no clusterConfig", rule.Resource)
+		return false, fmt.Errorf("cluster: flow rule %q has no clusterConfig", rule.Resource)
 	}
+	keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
+	args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
+	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout)
+}
+
+// CheckParams counts a hot-parameter rule: the window script on one
+// window per value of the rule's flow id, all or nothing, one Redis round
+// trip. A value given twice counts twice. The deadline is Java's 2000 ms
+// (ParamFlowClusterConfig has no resourceTimeout), capped by
+// Config.Timeout.
+func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values []paramflow.ClusterValue, acquire int64) (bool, error) {
+	cc := rule.ClusterConfig
+	if cc == nil {
+		return false, fmt.Errorf("cluster: hot-parameter rule %q has no clusterConfig", rule.Resource)
+	}
+	keys := make([]string, 1, 1+len(values))
+	keys[0] = c.instancesKey
+	args := make([]any, 3, 3+2*len(values))
+	args[0] = cc.ThresholdType
+	seen := make(map[string]int, len(values))
+	for _, v := range values {
+		k := c.paramKey(cc.FlowID, v.Key)
+		if i, dup := seen[k]; dup {
+			args[3+2*i+1] = args[3+2*i+1].(int64) + acquire
+			continue
+		}
+		seen[k] = len(keys) - 1
+		keys = append(keys, k)
+		args = append(args, v.Count, acquire)
+	}
+	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, 0)
+}
+
+// run runs the window script through the breaker, with the check's
+// deadline; args[1] and args[2] are filled with the window's shape.
+func (c *Client) run(ctx context.Context, keys []string, args []any, samples, windowMs int, timeoutMs int64) (bool, error) {
 	ok, probe := c.br.allow()
 	if !ok {
 		c.skipped.Add(1)
 		return false, ErrUnavailable
 	}
-	samples, window := cc.SampleCount, cc.WindowIntervalMs
 	if samples <= 0 {
 		samples = flow.DefaultClusterSampleCount
 	}
-	if window <= 0 {
-		window = flow.DefaultClusterWindowIntervalMs
+	if windowMs <= 0 {
+		windowMs = flow.DefaultClusterWindowIntervalMs
 	}
-	tctx, cancel := context.WithTimeout(ctx, c.timeout(cc.ResourceTimeout))
+	args[1], args[2] = samples, windowMs/samples
+	tctx, cancel := context.WithTimeout(ctx, c.timeout(timeoutMs))
 	defer cancel()
-	res, err := windowScript.Run(tctx, c.rdb, []string{c.windowKey(cc.FlowID), c.instancesKey},
-		acquire, strconv.FormatFloat(rule.Count, 'g', -1, 64), cc.ThresholdType, samples, window/samples).Slice()
+	res, err := windowScript.Run(tctx, c.rdb, keys, args...).Slice()
 	if err == nil && len(res) == 0 {
 		err = errors.New("cluster: empty reply from the window script")
 	}
@@ -182,6 +227,8 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 	admitted, _ := res[0].(int64)
 	return admitted == 1, nil
 }
+
+func formatCount(n float64) string { return strconv.FormatFloat(n, 'g', -1, 64) }
 
 // LiveInstances counts the instances registered and not expired.
 func (c *Client) LiveInstances(ctx context.Context) (int64, error) {

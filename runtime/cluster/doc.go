@@ -11,17 +11,19 @@
 //	})
 //	if err != nil { ... }
 //	defer c.Close()
-//	c.Install() // flow rules with clusterMode true now count in Redis
+//	c.Install() // flow and hot-parameter rules with clusterMode now count in Redis
 //	defer cluster.Uninstall()
 //
 // Rules are Java's: a flow rule with "clusterMode": true and a
 // "clusterConfig" {"flowId": 1, "thresholdType": 1} is limited to count
 // calls per window for the whole fleet (thresholdType 1, global), or to
 // count × the live instances (thresholdType 0, Java's average-local).
-// Instances share a limit by sharing the flowId (and KeyPrefix), as with
-// Java's token server. Nothing here is needed on a single machine: without
-// an installed client a cluster rule is checked locally (see package
-// flow).
+// A hot-parameter rule in cluster mode limits each argument value so,
+// within its item's count or the rule's. Instances share a limit by
+// sharing the flowId (and KeyPrefix), as with Java's token server. Only
+// QPS rules are counted in Redis. Nothing here is needed on a single
+// machine: without an installed client a cluster rule is checked locally
+// (see packages flow and paramflow).
 //
 // # The check: one round trip
 //
@@ -35,14 +37,16 @@
 //     agree on the buckets;
 //   - splits clusterConfig.windowIntervalMs (default 1000) into sampleCount
 //     (default 10) buckets aligned on Redis's epoch milliseconds, drops
-//     the buckets older than the window, and sums the others;
+//     the buckets older than the window, and sums the others, for each
+//     window the check touches: the flow id's, or one per argument value
+//     of a hot-parameter call (a slice argument's values together);
 //   - for thresholdType 0 drops expired instances from the live set and
 //     multiplies count by the live instances (at least 1);
-//   - admits when sum + acquire <= threshold (Java's cluster server blocks
-//     when latestQps + acquire > threshold), and only then adds acquire
-//     (the call's batch count) to the current bucket; a refused call
-//     counts nothing;
-//   - keeps the window hash for two windows after the last admission.
+//   - admits when sum + acquire <= threshold in every window (Java's
+//     cluster server blocks when latestQps + acquire > threshold), and
+//     only then adds acquire (the call's batch count) to each window's
+//     current bucket; a refused call counts nothing anywhere;
+//   - keeps a window hash for two windows after its last admission.
 //
 // So the fleet never admits more than the threshold in any window that
 // starts on a bucket boundary, whatever the concurrency. Admissions are
@@ -51,11 +55,16 @@
 //
 // # Keys
 //
-//	<prefix>flow:<flowId>   hash: bucket start (Redis ms) -> calls admitted
-//	<prefix>instances       sorted set: instance id -> registration expiry (Redis ms)
+//	<prefix>flow:<flowId>            hash: bucket start (Redis ms) -> calls admitted
+//	<prefix>param:<flowId>:<value>   hash: the same, for one argument value
+//	<prefix>instances                sorted set: instance id -> registration expiry (Redis ms)
 //
-// The prefix is Config.KeyPrefix ("sentinel:" by default). On Redis
-// Cluster a check touches both keys in one script: put a hash tag in the
+// The prefix is Config.KeyPrefix ("sentinel:" by default). A value is
+// written as paramflow.ClusterValue's Key says ("i:42", "s:alice", ...),
+// replaced by "sha256:<hex>" beyond 128 bytes; values with no text every
+// process derives alike (pointers, channels, plain structs) are not sent
+// to Redis and are checked as if Redis had not answered. On Redis Cluster
+// a check touches several keys in one script: put a hash tag in the
 // prefix ("{orders}:") so they share a slot.
 //
 // # Live instances
@@ -71,7 +80,8 @@
 // # Faults
 //
 // A check waits at most the rule's clusterConfig.resourceTimeout (ms;
-// Java's default 2000, long for a flow check), capped by Config.Timeout:
+// Java's default 2000, long for a flow check; hot-parameter rules have no
+// such field and use 2000), capped by Config.Timeout:
 // go-redis runs with the check's context deadline on the socket, no
 // command retries and one dial attempt, so no call waits longer than that
 // because of Redis. A check with no answer returns an error, and the flow
@@ -89,8 +99,6 @@
 //
 // # Not done yet
 //
-//   - Hot-parameter rules (package paramflow) with clusterMode still check
-//     locally: they have no cluster seam yet.
 //   - Thread-grade cluster rules (Java's concurrent token protocol, with
 //     resourceTimeout and clientOfflineTime) stay local.
 //   - Redis settings come from code only, not from the combined rule

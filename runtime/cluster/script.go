@@ -1,6 +1,8 @@
 package cluster
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strconv"
 
 	"github.com/redis/go-redis/v9"
@@ -10,54 +12,60 @@ import (
 // round trip (EVALSHA; go-redis falls back to EVAL on NOSCRIPT, after a
 // Redis restart or SCRIPT FLUSH).
 //
-// KEYS[1] window hash of the flow id: field = bucket start (ms), value =
-// calls admitted in that bucket. KEYS[2] live-instance sorted set: member =
-// instance id, score = expiry (ms).
-// ARGV: acquire, count, thresholdType, sampleCount, bucket length (ms).
+// KEYS[1] is the live-instance sorted set (member = instance id, score =
+// expiry in ms); KEYS[2..n] are window hashes (field = bucket start in ms,
+// value = calls admitted in that bucket): one for a flow rule, one per
+// argument value for a hot-parameter rule.
+// ARGV[1] thresholdType, ARGV[2] sampleCount, ARGV[3] bucket length (ms);
+// then for window KEYS[k] its count ARGV[2k] and acquire ARGV[2k+1].
 //
 // Time is Redis's TIME, so every instance agrees on the buckets whatever
-// its own clock says. The script drops buckets older than the window,
-// sums the rest, and admits when sum + acquire <= threshold (Java's
-// cluster server blocks when latestQps + acquire > threshold), threshold
-// being count (thresholdType 1, global) or count × live instances
-// (thresholdType 0; at least one). Only an admitted call is added, to the
-// current bucket. The hash expires two windows after its last admission.
-// Reply: {admitted (1 or 0), sum after the check, threshold as a string}.
+// its own clock says. For each window the script drops buckets older than
+// the window and sums the rest; a window refuses when sum + acquire >
+// threshold (Java's cluster server blocks when latestQps + acquire >
+// threshold), threshold being count (thresholdType 1, global) or count ×
+// live instances (thresholdType 0; at least one). Only when no window
+// refuses is acquire added to each window's current bucket: all or
+// nothing. A window hash expires two windows after its last admission.
+// Reply: {1, 0} admitted, or {0, k} refused by the k-th window.
 var windowScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local acquire = tonumber(ARGV[1])
-local threshold = tonumber(ARGV[2])
-local samples = tonumber(ARGV[4])
-local bucket = tonumber(ARGV[5])
-local window = samples * bucket
+local bucket = tonumber(ARGV[3])
+local window = tonumber(ARGV[2]) * bucket
 local start = now - (now % bucket)
 local oldest = start - window + bucket
-if ARGV[3] == '0' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-  local n = redis.call('ZCARD', KEYS[2])
-  if n < 1 then n = 1 end
-  threshold = threshold * n
+local instances = 1
+if ARGV[1] == '0' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  local n = redis.call('ZCARD', KEYS[1])
+  if n > 1 then instances = n end
 end
-local h = redis.call('HGETALL', KEYS[1])
-local sum = 0
-local stale = {}
-for i = 1, #h, 2 do
-  if tonumber(h[i]) < oldest then
-    stale[#stale + 1] = h[i]
-  else
-    sum = sum + tonumber(h[i + 1])
+for k = 2, #KEYS do
+  local threshold = tonumber(ARGV[2 * k]) * instances
+  local acquire = tonumber(ARGV[2 * k + 1])
+  local h = redis.call('HGETALL', KEYS[k])
+  local sum = 0
+  local stale = {}
+  for i = 1, #h, 2 do
+    if tonumber(h[i]) < oldest then
+      stale[#stale + 1] = h[i]
+    else
+      sum = sum + tonumber(h[i + 1])
+    end
+  end
+  if #stale > 0 then
+    redis.call('HDEL', KEYS[k], unpack(stale))
+  end
+  if sum + acquire > threshold then
+    return {0, k - 1}
   end
 end
-if #stale > 0 then
-  redis.call('HDEL', KEYS[1], unpack(stale))
+for k = 2, #KEYS do
+  redis.call('HINCRBY', KEYS[k], start, ARGV[2 * k + 1])
+  redis.call('PEXPIRE', KEYS[k], 2 * window)
 end
-if sum + acquire > threshold then
-  return {0, sum, tostring(threshold)}
-end
-redis.call('HINCRBY', KEYS[1], start, acquire)
-redis.call('PEXPIRE', KEYS[1], 2 * window)
-return {1, sum + acquire, tostring(threshold)}
+return {1, 0}
 `)
 
 // heartbeatScript registers (or renews) an instance until Redis's now +
@@ -82,10 +90,23 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 return redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf')
 `)
 
-// Key layout, under Config.KeyPrefix:
+// Key layout, under Config.KeyPrefix (see the package doc):
 //
-//	<prefix>flow:<flowId>   hash, the flow id's window buckets
-//	<prefix>instances       sorted set, live instances
+//	<prefix>flow:<flowId>            hash, a flow rule's window buckets
+//	<prefix>param:<flowId>:<value>   hash, one argument value's window buckets
+//	<prefix>instances                sorted set, live instances
 func (c *Client) windowKey(flowID int64) string {
 	return c.cfg.KeyPrefix + "flow:" + strconv.FormatInt(flowID, 10)
+}
+
+// maxValueKey is the longest argument value text used in a key as is;
+// longer ones are replaced by their SHA-256.
+const maxValueKey = 128
+
+func (c *Client) paramKey(flowID int64, value string) string {
+	if len(value) > maxValueKey {
+		sum := sha256.Sum256([]byte(value))
+		value = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	return c.cfg.KeyPrefix + "param:" + strconv.FormatInt(flowID, 10) + ":" + value
 }
