@@ -74,10 +74,12 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 	switch {
 	case rule.Grade == GradeThread || rule.ControlBehavior == Reject:
 		br.kind = kindNode
-		// A cluster rule's local fallback is Java's passLocalCheck on the
-		// node: a gate's reservation could not be told apart, at release,
-		// from a pass the cluster granted.
-		if rule.Strategy == Direct && cluster == nil {
+		// A cluster rule's local check is Java's passLocalCheck on the
+		// node, with or without a ClusterChecker: a gate's reservation
+		// could not be told apart, at release, from a pass the cluster
+		// granted, and the rule's state must not depend on whether a
+		// checker was set when it was first bound.
+		if rule.Strategy == Direct && !rule.ClusterMode {
 			br.kind = kindGate
 		}
 	case rule.ControlBehavior == WarmUp:

@@ -69,3 +69,17 @@ func TestClusterCheckerRemovedGoesBackToLocal(t *testing.T) {
 	flow.SetClusterChecker(nil)
 	assert.Equal(t, 2, calls(ctx, "cc-removed", 2), "no token server and no fallback: Java passes")
 }
+
+func TestClusterCheckerSetAndRemovedAroundBoundRules(t *testing.T) {
+	f := &fakeCluster{}
+	f.budget.Store(100)
+	useCluster(t, f)
+	load(t, flow.Rule{Resource: "cc-toggle", Grade: flow.GradeQPS, Count: 2, ClusterMode: true,
+		ClusterConfig: &flow.ClusterConfig{FlowID: 1, FallbackToLocalWhenFail: true}})
+	ctx := context.Background()
+	assert.Equal(t, 3, calls(ctx, "cc-toggle", 3), "bound with the checker")
+	flow.SetClusterChecker(nil)
+	assert.Equal(t, 0, calls(ctx, "cc-toggle", 3), "rebound without: local, 3 already passed this second")
+	flow.SetClusterChecker(f)
+	assert.Equal(t, 3, calls(ctx, "cc-toggle", 3), "and with it again")
+}

@@ -114,9 +114,10 @@
 // which it ignores as Java does. When the checker has no answer (an
 // error: Redis down or slow, its breaker open), the rule is checked
 // locally if clusterConfig.fallbackToLocalWhenFail is true (JSON's
-// default), on the node as Java's DefaultController (a cluster rule's
-// local check does not use the atomic admission gates), and the call is
-// blocked otherwise.
+// default), and the call is blocked otherwise. A cluster Reject rule's
+// local check is Java's DefaultController on the node, as Java's
+// fallback is: it does not use the atomic admission gates, so concurrent
+// callers may overshoot it as they do in Java.
 //
 // Only QPS cluster rules go to the checker; thread-grade cluster rules
 // (Java's concurrent token protocol) stay local. With no checker set, a
