@@ -77,6 +77,22 @@
 // thresholdType 0 when its registration expires. New does not wait for
 // Redis; a failed heartbeat is retried at the next tick.
 //
+// # Configuration from a rule file
+//
+// Config comes from code, or from a "cluster" section of a combined rule
+// document, an array of at most one Settings object ([] turns cluster
+// checking off and closes the client the file made):
+//
+//	{"flow": [...],
+//	 "cluster": [{"addr": "redis.internal:6379", "passwordEnv": "REDIS_PASSWORD",
+//	              "tls": true, "keyPrefix": "orders:", "timeoutMs": 50}]}
+//
+// read by a combined kind that includes
+// datasource.NewKind("cluster", cluster.SettingsProperty(),
+// cluster.ValidateSettings, cluster.LoadedSettings). LoadSettings makes,
+// installs and replaces the client; LoadedSettings never returns a
+// password (prefer passwordEnv, the name of an environment variable).
+//
 // # Faults
 //
 // A check waits at most the rule's clusterConfig.resourceTimeout (ms;
@@ -101,8 +117,6 @@
 //
 //   - Thread-grade cluster rules (Java's concurrent token protocol, with
 //     resourceTimeout and clientOfflineTime) stay local.
-//   - Redis settings come from code only, not from the combined rule
-//     file's settings.
 //   - Java's cluster strategies beyond "normal", and prioritized calls
 //     borrowing from the next window, are not implemented.
 //

@@ -1,0 +1,63 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/cluster"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSettingsFromACombinedRuleFile(t *testing.T) {
+	s := startRedis(t)
+	t.Setenv("CLUSTER_TEST_PASSWORD", "")
+	kind := datasource.NewKind("cluster", cluster.SettingsProperty(), cluster.ValidateSettings, cluster.LoadedSettings)
+	combined := datasource.NewCombined(datasource.Flow, kind)
+	t.Cleanup(func() {
+		require.NoError(t, cluster.LoadSettings(nil))
+		_ = flow.LoadRules(nil)
+	})
+	doc := fmt.Sprintf(`{
+	  "flow": [{"resource": "from-file", "grade": 1, "count": 5, "clusterMode": true,
+	            "clusterConfig": {"flowId": 41, "thresholdType": 1, "sampleCount": 1, "windowIntervalMs": 60000}}],
+	  "cluster": [{"addr": %q, "keyPrefix": "file:", "passwordEnv": "CLUSTER_TEST_PASSWORD", "timeoutMs": 300}]
+	}`, s.addr())
+	_, err := datasource.Load("rules.json", []byte(doc), combined)
+	require.NoError(t, err)
+	assert.Equal(t, []cluster.Settings{{Addr: s.addr(), KeyPrefix: "file:", PasswordEnv: "CLUSTER_TEST_PASSWORD", TimeoutMs: 300}},
+		cluster.LoadedSettings())
+
+	other := newClient(t, s, "file:")
+	rule := flow.Rules()[0]
+	ok, err := other.Check(context.Background(), &rule, 4)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, 1, calls("from-file", 5), "counted in Redis: 4 of 5 taken by another instance")
+
+	_, err = datasource.Load("rules.json", []byte(`{"cluster": []}`), combined)
+	require.NoError(t, err)
+	assert.Empty(t, cluster.LoadedSettings())
+	n := calls("from-file", 6)
+	assert.Contains(t, []int{4, 5}, n, "no settings: checked locally again, 5 a second (1 may have passed this second)")
+}
+
+func TestSettingsAreValidated(t *testing.T) {
+	err := cluster.ValidateSettings([]cluster.Settings{
+		{Addr: "", TimeoutMs: -1, PasswordEnv: "CLUSTER_TEST_SURELY_UNSET"},
+		{Addr: "a:1"},
+	})
+	var errs runtime.RuleErrors
+	require.ErrorAs(t, err, &errs)
+	fields := map[string]bool{}
+	for _, e := range errs {
+		fields[e.Field] = true
+	}
+	assert.Equal(t, map[string]bool{"": true, "addr": true, "timeoutMs": true, "passwordEnv": true}, fields)
+	assert.ErrorAs(t, cluster.LoadSettings([]cluster.Settings{{}}), &errs, "refused whole")
+	assert.Empty(t, cluster.LoadedSettings())
+}
