@@ -14,6 +14,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"go.uber.org/goleak"
 )
 
 // childEnv makes the test binary a child instance of the end-to-end
@@ -27,7 +28,8 @@ func TestMain(m *testing.M) {
 	if spec := os.Getenv(childEnv); spec != "" {
 		os.Exit(runChild(spec))
 	}
-	os.Exit(m.Run())
+	// Every client's heartbeat goroutine and connections end with Close.
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/sentinelgen/sentinelgen/internal/clock.tick"))
 }
 
 type quiet struct{}
