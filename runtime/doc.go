@@ -51,7 +51,25 @@
 // where it has rules for it, so a call pays for the rules of its resource
 // and for nothing else. Chains are bound for at most MaxResources resources;
 // calls past that cap, and calls in contexts past MaxContexts, pass
-// unchecked, as in Java, with one warning.
+// unchecked, as in Java, with one warning. Origins are counted apart for at
+// most MaxOriginsPerResource callers of a resource (Java has no cap; origins
+// often come from request headers, which callers choose).
+//
+// The Log slot writes Java's block log through the logger (SetLogger): one
+// line per resource, block type, rule and origin per second, with the
+// number of blocks it stands for, never one line per blocked call.
+//
+// # Where this differs from Java
+//
+//   - A DefaultNode or an origin's node keeps the second window only; the
+//     minute of history is kept on each resource's ClusterNode and on the
+//     inbound node, which is what metrics and the dashboard read. This
+//     spares every call two window updates.
+//   - Counters are striped by processor, so parallel callers do not contend
+//     on shared cache lines, and no count is lost when a bucket is renewed
+//     under concurrent writers (Java's reset can lose counts).
+//   - Exiting an entry before its nested entries exits them first and logs
+//     a warning, where Java throws ErrorEntryFreeException after unwinding.
 //
 // # Time
 //
