@@ -100,3 +100,34 @@ func accepted(names map[int][]string) string {
 func CompileResourceRegex(pattern string) (*regexp.Regexp, error) {
 	return regexp.Compile(`^(?:` + pattern + `)$`)
 }
+
+// Enum is a rule enum's table: its Go type's name and, for each of Java's
+// codes, the names JSON accepts, the first of which String prints. A rule
+// package's enum types delegate their String, MarshalJSON and UnmarshalJSON
+// to it.
+type Enum struct {
+	Type  string
+	Names map[int][]string
+}
+
+// String prints code's first name, or Type(code) for an unknown code.
+func (e Enum) String(code int) string {
+	if ns := e.Names[code]; len(ns) > 0 {
+		return ns[0]
+	}
+	return e.Type + "(" + strconv.Itoa(code) + ")"
+}
+
+// Marshal writes Java's numeric code.
+func (e Enum) Marshal(code int) ([]byte, error) { return []byte(strconv.Itoa(code)), nil }
+
+// Unmarshal decodes a code or a name into *code (see DecodeEnum); on error
+// *code is left alone.
+func (e Enum) Unmarshal(data []byte, code *int) error {
+	c, err := DecodeEnum(data, e.Names)
+	if err != nil {
+		return err
+	}
+	*code = c
+	return nil
+}

@@ -56,3 +56,17 @@ func TestLimitApp(t *testing.T) {
 	assert.Equal(t, "default", LimitApp("  "))
 	assert.Equal(t, "appA", LimitApp("appA"))
 }
+
+func TestEnum(t *testing.T) {
+	e := Enum{Type: "Grade", Names: grades}
+	assert.Equal(t, "QPS", e.String(1))
+	assert.Equal(t, "Grade(9)", e.String(9))
+	b, err := e.Marshal(1)
+	require.NoError(t, err)
+	assert.Equal(t, "1", string(b))
+	code := 5
+	require.NoError(t, e.Unmarshal([]byte(`"thread"`), &code))
+	assert.Equal(t, 0, code)
+	assert.Error(t, e.Unmarshal([]byte(`7`), &code))
+	assert.Equal(t, 0, code, "a refused value leaves the field alone")
+}

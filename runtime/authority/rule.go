@@ -2,7 +2,6 @@ package authority
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 )
@@ -15,34 +14,19 @@ const (
 	Black Strategy = 1 // AUTHORITY_BLACK: the listed origins may not call
 )
 
-var strategyNames = map[int][]string{
+var strategyEnum = ruleutil.Enum{Type: "Strategy", Names: map[int][]string{
 	0: {"White", "WhiteList", "AUTHORITY_WHITE", "Allow"},
 	1: {"Black", "BlackList", "AUTHORITY_BLACK", "Deny"},
-}
+}}
 
-func (s Strategy) String() string {
-	switch s {
-	case White:
-		return "White"
-	case Black:
-		return "Black"
-	}
-	return "Strategy(" + strconv.Itoa(int(s)) + ")"
-}
+func (s Strategy) String() string { return strategyEnum.String(int(s)) }
 
 // MarshalJSON writes Java's numeric code.
-func (s Strategy) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(s))), nil }
+func (s Strategy) MarshalJSON() ([]byte, error) { return strategyEnum.Marshal(int(s)) }
 
 // UnmarshalJSON accepts Java's numeric code or a name ("white", "black",
 // "AUTHORITY_BLACK", ...).
-func (s *Strategy) UnmarshalJSON(data []byte) error {
-	code, err := ruleutil.DecodeEnum(data, strategyNames)
-	if err != nil {
-		return err
-	}
-	*s = Strategy(code)
-	return nil
-}
+func (s *Strategy) UnmarshalJSON(data []byte) error { return strategyEnum.Unmarshal(data, (*int)(s)) }
 
 // Rule is an authority rule: Java's AuthorityRule, with its JSON field
 // names. Every field's Java default is its Go zero value.

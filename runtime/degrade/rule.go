@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
@@ -20,38 +19,22 @@ const (
 	ErrorCount       Grade = 2 // DEGRADE_GRADE_EXCEPTION_COUNT: the number of calls that failed
 )
 
-// gradeNames are the readable names JSON may use instead of Java's codes.
-var gradeNames = map[int][]string{
+// gradeEnum names the grades: Java's codes and the readable names JSON may
+// use instead.
+var gradeEnum = ruleutil.Enum{Type: "Grade", Names: map[int][]string{
 	0: {"SlowRequestRatio", "RT", "DEGRADE_GRADE_RT", "SLOW_REQUEST_RATIO"},
 	1: {"ErrorRatio", "ExceptionRatio", "DEGRADE_GRADE_EXCEPTION_RATIO", "ERROR_RATIO"},
 	2: {"ErrorCount", "ExceptionCount", "DEGRADE_GRADE_EXCEPTION_COUNT", "ERROR_COUNT"},
-}
+}}
 
-func (g Grade) String() string {
-	switch g {
-	case SlowRequestRatio:
-		return "SlowRequestRatio"
-	case ErrorRatio:
-		return "ErrorRatio"
-	case ErrorCount:
-		return "ErrorCount"
-	}
-	return "Grade(" + strconv.Itoa(int(g)) + ")"
-}
+func (g Grade) String() string { return gradeEnum.String(int(g)) }
 
 // MarshalJSON writes Java's numeric code.
-func (g Grade) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(g))), nil }
+func (g Grade) MarshalJSON() ([]byte, error) { return gradeEnum.Marshal(int(g)) }
 
 // UnmarshalJSON accepts Java's numeric code or a readable name
 // ("SlowRequestRatio", "RT", "ErrorRatio", "ExceptionCount", ...).
-func (g *Grade) UnmarshalJSON(data []byte) error {
-	code, err := ruleutil.DecodeEnum(data, gradeNames)
-	if err != nil {
-		return err
-	}
-	*g = Grade(code)
-	return nil
-}
+func (g *Grade) UnmarshalJSON(data []byte) error { return gradeEnum.Unmarshal(data, (*int)(g)) }
 
 // Java's defaults for the fields whose zero value is not theirs.
 const (

@@ -1,8 +1,6 @@
 package flow
 
 import (
-	"strconv"
-
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 )
 
@@ -18,33 +16,18 @@ const (
 	GradeQPS Grade = 1
 )
 
-var gradeNames = map[int][]string{
+var gradeEnum = ruleutil.Enum{Type: "Grade", Names: map[int][]string{
 	0: {"Thread", "Concurrency", "FLOW_GRADE_THREAD"},
 	1: {"QPS", "FLOW_GRADE_QPS"},
-}
+}}
 
-func (g Grade) String() string {
-	switch g {
-	case GradeThread:
-		return "Thread"
-	case GradeQPS:
-		return "QPS"
-	}
-	return "Grade(" + strconv.Itoa(int(g)) + ")"
-}
+func (g Grade) String() string { return gradeEnum.String(int(g)) }
 
 // MarshalJSON writes Java's numeric code.
-func (g Grade) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(g))), nil }
+func (g Grade) MarshalJSON() ([]byte, error) { return gradeEnum.Marshal(int(g)) }
 
 // UnmarshalJSON accepts Java's code (0, 1) or a name ("Thread", "QPS").
-func (g *Grade) UnmarshalJSON(data []byte) error {
-	code, err := ruleutil.DecodeEnum(data, gradeNames)
-	if err != nil {
-		return err
-	}
-	*g = Grade(code)
-	return nil
-}
+func (g *Grade) UnmarshalJSON(data []byte) error { return gradeEnum.Unmarshal(data, (*int)(g)) }
 
 // Strategy chooses the node a rule reads (Java's FlowRule.strategy, the
 // "flow control mode").
@@ -61,37 +44,20 @@ const (
 	Chain Strategy = 2
 )
 
-var strategyNames = map[int][]string{
+var strategyEnum = ruleutil.Enum{Type: "Strategy", Names: map[int][]string{
 	0: {"Direct", "STRATEGY_DIRECT"},
 	1: {"Relate", "STRATEGY_RELATE"},
 	2: {"Chain", "STRATEGY_CHAIN"},
-}
+}}
 
-func (s Strategy) String() string {
-	switch s {
-	case Direct:
-		return "Direct"
-	case Relate:
-		return "Relate"
-	case Chain:
-		return "Chain"
-	}
-	return "Strategy(" + strconv.Itoa(int(s)) + ")"
-}
+func (s Strategy) String() string { return strategyEnum.String(int(s)) }
 
 // MarshalJSON writes Java's numeric code.
-func (s Strategy) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(s))), nil }
+func (s Strategy) MarshalJSON() ([]byte, error) { return strategyEnum.Marshal(int(s)) }
 
 // UnmarshalJSON accepts Java's code (0..2) or a name ("Direct", "Relate",
 // "Chain").
-func (s *Strategy) UnmarshalJSON(data []byte) error {
-	code, err := ruleutil.DecodeEnum(data, strategyNames)
-	if err != nil {
-		return err
-	}
-	*s = Strategy(code)
-	return nil
-}
+func (s *Strategy) UnmarshalJSON(data []byte) error { return strategyEnum.Unmarshal(data, (*int)(s)) }
 
 // ControlBehavior is what a QPS rule does with calls over its threshold
 // (Java's FlowRule.controlBehavior, the "flow control effect"). Thread-grade
@@ -115,37 +81,20 @@ const (
 	WarmUpThrottling ControlBehavior = 3
 )
 
-var behaviorNames = map[int][]string{
+var behaviorEnum = ruleutil.Enum{Type: "ControlBehavior", Names: map[int][]string{
 	0: {"Reject", "Default", "FastFail", "CONTROL_BEHAVIOR_DEFAULT"},
 	1: {"WarmUp", "CONTROL_BEHAVIOR_WARM_UP"},
 	2: {"Throttling", "RateLimiter", "Queueing", "CONTROL_BEHAVIOR_RATE_LIMITER"},
 	3: {"WarmUpThrottling", "WarmUpRateLimiter", "CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER"},
-}
+}}
 
-func (b ControlBehavior) String() string {
-	switch b {
-	case Reject:
-		return "Reject"
-	case WarmUp:
-		return "WarmUp"
-	case Throttling:
-		return "Throttling"
-	case WarmUpThrottling:
-		return "WarmUpThrottling"
-	}
-	return "ControlBehavior(" + strconv.Itoa(int(b)) + ")"
-}
+func (b ControlBehavior) String() string { return behaviorEnum.String(int(b)) }
 
 // MarshalJSON writes Java's numeric code.
-func (b ControlBehavior) MarshalJSON() ([]byte, error) { return []byte(strconv.Itoa(int(b))), nil }
+func (b ControlBehavior) MarshalJSON() ([]byte, error) { return behaviorEnum.Marshal(int(b)) }
 
 // UnmarshalJSON accepts Java's code (0..3) or a name ("Reject", "WarmUp",
 // "Throttling", "WarmUpThrottling", "RateLimiter", ...).
 func (b *ControlBehavior) UnmarshalJSON(data []byte) error {
-	code, err := ruleutil.DecodeEnum(data, behaviorNames)
-	if err != nil {
-		return err
-	}
-	*b = ControlBehavior(code)
-	return nil
+	return behaviorEnum.Unmarshal(data, (*int)(b))
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"strconv"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 )
@@ -18,22 +17,15 @@ const (
 	GradeQPS    Grade = 1 // calls of a value per durationInSec; Java's default
 )
 
-var gradeNames = map[int][]string{0: {"thread", "FLOW_GRADE_THREAD"}, 1: {"QPS", "FLOW_GRADE_QPS"}}
+var gradeEnum = ruleutil.Enum{Type: "Grade", Names: map[int][]string{0: {"thread", "FLOW_GRADE_THREAD"}, 1: {"QPS", "FLOW_GRADE_QPS"}}}
 
-func (g Grade) String() string {
-	if ns, ok := gradeNames[int(g)]; ok {
-		return ns[0]
-	}
-	return "Grade(" + strconv.Itoa(int(g)) + ")"
-}
+func (g Grade) String() string { return gradeEnum.String(int(g)) }
 
 // UnmarshalJSON accepts Java's code (0, 1) or a name ("thread", "QPS").
 func (g *Grade) UnmarshalJSON(data []byte) error {
-	v, err := ruleutil.DecodeEnum(data, gradeNames)
-	if err != nil {
+	if err := gradeEnum.Unmarshal(data, (*int)(g)); err != nil {
 		return errors.New("grade " + err.Error())
 	}
-	*g = Grade(v)
 	return nil
 }
 
@@ -48,27 +40,20 @@ const (
 	BehaviorRateLimiter ControlBehavior = 2 // throttling: calls evenly spaced, queued up to maxQueueingTimeMs
 )
 
-var behaviorNames = map[int][]string{
+var behaviorEnum = ruleutil.Enum{Type: "ControlBehavior", Names: map[int][]string{
 	0: {"default", "token bucket", "CONTROL_BEHAVIOR_DEFAULT"},
 	1: {"warm up", "CONTROL_BEHAVIOR_WARM_UP"},
 	2: {"rate limiter", "throttling", "CONTROL_BEHAVIOR_RATE_LIMITER"},
 	3: {"warm up rate limiter", "CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER"},
-}
+}}
 
-func (b ControlBehavior) String() string {
-	if ns, ok := behaviorNames[int(b)]; ok {
-		return ns[0]
-	}
-	return "ControlBehavior(" + strconv.Itoa(int(b)) + ")"
-}
+func (b ControlBehavior) String() string { return behaviorEnum.String(int(b)) }
 
 // UnmarshalJSON accepts Java's code or a name ("default", "throttling").
 func (b *ControlBehavior) UnmarshalJSON(data []byte) error {
-	v, err := ruleutil.DecodeEnum(data, behaviorNames)
-	if err != nil {
+	if err := behaviorEnum.Unmarshal(data, (*int)(b)); err != nil {
 		return errors.New("controlBehavior " + err.Error())
 	}
-	*b = ControlBehavior(v)
 	return nil
 }
 
