@@ -163,6 +163,7 @@ func TestLoadThresholdAppliesOnlyWhenBBRFails(t *testing.T) {
 		open = append(open, mustPass(t, "sys-load", inbound))
 	}
 	tv := mustBlock(t, "sys-load", system.MetricLoad, inbound)
+	assert.Equal(t, system.Triggered{Metric: system.MetricLoad, Value: 5, Threshold: 1}, tv)
 	for _, e := range open {
 		e.Exit() // each took 0 ms: minRt is now 1 (Java's floor)
 	}
