@@ -141,7 +141,7 @@ func printSecond(w io.Writer, sec int) {
 			continue
 		}
 		var c stat.Counts
-		for _, b := range r.ClusterNode().MinuteWindow().Buckets(now) {
+		for _, b := range r.ClusterNode().History(now) {
 			if b.Start == prev {
 				c = b
 			}

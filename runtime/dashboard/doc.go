@@ -25,7 +25,7 @@
 //	api/slots                 the slot chain (runtime.Slots)
 //
 // Everything is read from the runtime when asked: history comes from each
-// resource's minute window (sixty 1 s buckets the runtime keeps anyway), so
+// resource's minute of history (sixty seconds the runtime keeps anyway), so
 // the handler holds no memory of its own and calls do no work for it. A
 // response is bounded by the runtime's cap on resources; api/snapshot keeps
 // to the busiest (WithPageLimit), while api/resources?history=1 without a

@@ -26,7 +26,8 @@ const HistorySeconds = stat.MinuteSampleCount
 // History is a resource's last HistorySeconds whole seconds, oldest first:
 // second i starts at Start + i*1000 (Unix ms). Every slice has
 // HistorySeconds entries; a second without calls is 0. It is read from the
-// resource's minute window when asked, so it costs no memory of its own.
+// resource's history (ClusterNode.History) when asked, so it costs no
+// memory of its own.
 type History struct {
 	Start   int64   `json:"start"`
 	Pass    []int64 `json:"pass"`
@@ -39,7 +40,7 @@ type History struct {
 }
 
 // history reads w's whole seconds before now.
-func history(w *stat.Window, now int64) *History {
+func history(seconds []stat.Counts, now int64) *History {
 	const n = HistorySeconds
 	start := now - now%1000 - n*1000
 	h := &History{
@@ -48,7 +49,7 @@ func history(w *stat.Window, now int64) *History {
 		Success: make([]int64, n), Error: make([]int64, n),
 		AvgRT: make([]float64, n), MinRT: make([]int64, n),
 	}
-	for _, b := range w.Buckets(now) {
+	for _, b := range seconds {
 		i := (b.Start - start) / 1000
 		if i < 0 || i >= n {
 			continue // the current, unfinished second
@@ -68,7 +69,7 @@ func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 	if cn := r.ClusterNode(); cn != nil {
 		out.Metrics = cn.Metrics(now)
 		if withHistory {
-			out.History = history(cn.MinuteWindow(), now)
+			out.History = history(cn.History(now), now)
 		}
 	}
 	return out

@@ -88,7 +88,7 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {
 	s := Snapshot{
 		Now:       now,
 		Resources: busiest(now, h.limit),
-		Inbound:   Resource{Name: "inbound", Traffic: "in", Metrics: in.Metrics(now), History: history(in.MinuteWindow(), now)},
+		Inbound:   Resource{Name: "inbound", Traffic: "in", Metrics: in.Metrics(now), History: history(in.History(now), now)},
 		Rules:     h.rules(),
 		Breakers:  breakers(),
 		Sources:   h.sourceStates(),

@@ -96,10 +96,10 @@ func (c *Collector) Fold() {
 	defer c.mu.Unlock()
 	for _, r := range runtime.Resources() {
 		if cn := r.ClusterNode(); cn != nil {
-			c.totalsOf(r.Name()).update(cn.MinuteWindow().Buckets(now), now)
+			c.totalsOf(r.Name()).update(cn.History(now), now)
 		}
 	}
-	c.inroot.update(runtime.InboundNode().MinuteWindow().Buckets(now), now)
+	c.inroot.update(runtime.InboundNode().History(now), now)
 }
 
 func (c *Collector) totalsOf(name string) *totals {
@@ -127,7 +127,7 @@ func (c *Collector) collectResources(ch chan<- prometheus.Metric, now int64) {
 			continue
 		}
 		name := r.Name()
-		buckets := cn.MinuteWindow().Buckets(now)
+		buckets := cn.History(now)
 		t := c.totalsOf(name).update(buckets, now)
 		sendCounts(ch, resourceDescs, t, name)
 		ch <- prometheus.MustNewConstMetric(resourceDescs.concurrent, prometheus.GaugeValue, float64(cn.Threads()), name)
@@ -144,7 +144,7 @@ func (c *Collector) collectResources(ch chan<- prometheus.Metric, now int64) {
 		}
 	}
 	in := runtime.InboundNode()
-	buckets := in.MinuteWindow().Buckets(now)
+	buckets := in.History(now)
 	sendCounts(ch, inboundDescs, c.inroot.update(buckets, now))
 	ch <- prometheus.MustNewConstMetric(inboundDescs.concurrent, prometheus.GaugeValue, float64(in.Threads()))
 	if rt, ok := lastMinRT(buckets, now); ok {

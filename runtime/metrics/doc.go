@@ -52,7 +52,7 @@
 // # Counters from sliding windows
 //
 // The runtime keeps sliding windows, not totals. Each counter is the sum of
-// the resource's per-second buckets (its minute window) that the collector
+// the resource's per-second counts (ClusterNode.History) that the collector
 // has seen: a bucket is read again by every scrape until it has settled, 5 s
 // after its second ended, and then folded into a running total once. The
 // counters include the current second, only ever grow, and are exact as

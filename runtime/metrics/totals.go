@@ -3,11 +3,11 @@ package metrics
 import "github.com/sentinelgen/sentinelgen/runtime/stat"
 
 // The runtime keeps sliding windows, not monotonic totals: each resource's
-// ClusterNode has a minute window of sixty 1 s buckets, rewritten as time
+// ClusterNode has a minute of per-second counts (History), rewritten as time
 // goes round. Prometheus wants counters that only grow. The collector makes
 // them at scrape time, with no work on the calls' path:
 //
-//   - A bucket of the minute window is folded into the resource's running
+//   - A second of the history is folded into the resource's running
 //     total exactly once, when it has settled: settleMs after its second
 //     ended (a call's pass is counted in the bucket of its start, which a
 //     throttled call reaches only after its queueing wait).

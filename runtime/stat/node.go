@@ -22,8 +22,12 @@ const (
 const secondSlots = 4
 
 // Node is Java's StatisticNode: a second window for the rule checks, an
-// optional minute window for history, and the count of calls in flight.
-// Its counters are striped by processor (see stripe.go).
+// optional minute of history, and the count of calls in flight. Its
+// counters are striped by processor (see stripe.go).
+//
+// Calls write the second window only. Its ring keeps four 500 ms buckets,
+// and a bucket whose slot is reused (two seconds on) is moved into the
+// minute window, so history costs a call nothing; History merges the two.
 type Node struct {
 	second  *Window
 	minute  *Window // nil without history
@@ -36,7 +40,7 @@ type paddedInt struct {
 }
 
 // NewNode returns a node with Java's window shapes. With history it also
-// keeps the minute window (per-second counts of the last minute); the
+// keeps a minute of per-second counts (see History); the
 // runtime keeps history on each resource's ClusterNode and the inbound
 // node, which is what metrics and the dashboard read.
 func NewNode(history bool) *Node {
@@ -45,7 +49,8 @@ func NewNode(history bool) *Node {
 		threads: make([]paddedInt, stripeCount),
 	}
 	if history {
-		n.minute = newWindow(MinuteSampleCount, MinuteIntervalMs, MinuteSampleCount, stripeCount)
+		n.minute = newWindow(MinuteSampleCount, MinuteIntervalMs, MinuteSampleCount, 1)
+		n.second.history = n.minute
 	}
 	return n
 }
@@ -53,38 +58,79 @@ func NewNode(history bool) *Node {
 // SecondWindow is the window rule checks read.
 func (n *Node) SecondWindow() *Window { return n.second }
 
-// MinuteWindow is the per-second history of the last minute, nil for a
-// node without history.
-func (n *Node) MinuteWindow() *Window { return n.minute }
+// History returns the node's counts per second over the last minute, the
+// current second included, oldest first; seconds without a bucket are left
+// out. It is empty for a node without history.
+func (n *Node) History(now int64) []Counts {
+	if n.minute == nil {
+		return nil
+	}
+	cur := now - now%1000
+	from := cur - (MinuteSampleCount-1)*1000
+	var secs [MinuteSampleCount]Counts
+	var seen [MinuteSampleCount]bool
+	merge := func(start int64, b *bucket) {
+		sec := start - start%1000
+		if sec < from || sec > cur {
+			return
+		}
+		i := (sec - from) / 1000
+		c := &secs[i]
+		if !seen[i] {
+			seen[i] = true
+			*c = Counts{Start: sec, MinRT: DefaultMaxRT}
+		}
+		c.Pass += b.sum(Pass)
+		c.Block += b.sum(Block)
+		c.Success += b.sum(Success)
+		c.Exception += b.sum(Exception)
+		c.RT += b.sum(RT)
+		c.MinRT = min(c.MinRT, b.minRT())
+	}
+	for i := range n.minute.buckets {
+		if b := n.minute.buckets[i].Load(); b != nil {
+			merge(b.start, b)
+		}
+	}
+	// Buckets still in the ring have not been moved to the minute: a
+	// bucket is in one or the other, never both.
+	for i := range n.second.buckets {
+		if b := n.second.buckets[i].Load(); b != nil {
+			merge(b.start, b)
+		}
+	}
+	out := make([]Counts, 0, MinuteSampleCount)
+	for i := range secs {
+		if seen[i] {
+			out = append(out, secs[i])
+		}
+	}
+	return out
+}
 
-// Tick is one instant located in every node window, and the caller's
-// stripe: a call computes it once and hands it to each node it counts on,
-// which spares every window its divisions and processor lookup.
+// Tick is one instant located in the nodes' second window, and the
+// caller's stripe: a call computes it once and hands it to each node it
+// counts on, which spares every node the division and processor lookup.
 type Tick struct {
 	Now    int64
 	second position
-	minute position
 	stripe int
 }
 
-// TickAt locates now. Node windows have fixed shapes, so the divisions
-// here are by constants.
+// TickAt locates now. Node windows have fixed shapes, so the division here
+// is by a constant.
 func TickAt(now int64) Tick {
-	const secLen, minLen = SecondIntervalMs / SecondSampleCount, MinuteIntervalMs / MinuteSampleCount
-	s, m := now/secLen, now/minLen
+	const secLen = SecondIntervalMs / SecondSampleCount
+	s := now / secLen
 	return Tick{
 		Now:    now,
 		second: position{int(s % secondSlots), s * secLen},
-		minute: position{int(m % MinuteSampleCount), m * minLen},
 		stripe: stripe(stripeCount),
 	}
 }
 
 func (n *Node) addEvent(t *Tick, ev Event, count int64) {
 	n.second.add(&n.second.buckets[t.second.idx], t.second.start, t.stripe, ev, count)
-	if n.minute != nil {
-		n.minute.add(&n.minute.buckets[t.minute.idx], t.minute.start, t.stripe, ev, count)
-	}
 }
 
 // CountPass counts count admitted calls and one more call in flight.
@@ -100,9 +146,6 @@ func (n *Node) CountBlock(t *Tick, count int64) { n.addEvent(t, Block, count) }
 // (failed ones also as exceptions) and one call fewer in flight.
 func (n *Node) CountCompletion(t *Tick, rt, count int64, failed bool) {
 	n.second.addCompletion(&n.second.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
-	if n.minute != nil {
-		n.minute.addCompletion(&n.minute.buckets[t.minute.idx], t.minute.start, t.stripe, rt, count, failed)
-	}
 	n.threads[t.stripe].v.Add(-1)
 }
 
@@ -124,9 +167,6 @@ func (n *Node) AddBlock(now, count int64) {
 func (n *Node) AddCompletion(now, rt, count int64, failed bool) {
 	t := TickAt(now)
 	n.second.addCompletion(&n.second.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
-	if n.minute != nil {
-		n.minute.addCompletion(&n.minute.buckets[t.minute.idx], t.minute.start, t.stripe, rt, count, failed)
-	}
 }
 
 // IncThreads counts a call entering.
@@ -224,11 +264,11 @@ func (n *Node) Metrics(now int64) Metrics {
 		MinRT:        n.MinRT(now),
 		Threads:      n.Threads(),
 	}
-	if n.minute != nil {
-		m.MinutePass = n.minute.Sum(now, Pass)
-		m.MinuteBlock = n.minute.Sum(now, Block)
-		m.MinuteSuccess = n.minute.Sum(now, Success)
-		m.MinuteException = n.minute.Sum(now, Exception)
+	for _, c := range n.History(now) {
+		m.MinutePass += c.Pass
+		m.MinuteBlock += c.Block
+		m.MinuteSuccess += c.Success
+		m.MinuteException += c.Exception
 	}
 	return m
 }

@@ -81,6 +81,10 @@ type Window struct {
 	sampleCount int
 	stripes     int
 	buckets     []atomic.Pointer[bucket]
+	// history, when set, receives each bucket as it is retired (see
+	// retire): a node keeps its minute of history that way, so calls write
+	// one window, not two.
+	history *Window
 }
 
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
@@ -135,7 +139,83 @@ func (w *Window) current(slot *atomic.Pointer[bucket], start int64) *bucket {
 		}
 		nb := newBucket(start, w.stripes)
 		if slot.CompareAndSwap(b, nb) {
+			if b != nil && w.history != nil {
+				for s := range b.cells {
+					w.retire(b, s)
+				}
+			}
 			return nb
+		}
+	}
+}
+
+// retire moves what cell s of the replaced bucket b counted into the
+// history window. Counters are taken with Swap, so every count is moved
+// exactly once, whether by the writer that replaced b or by a writer that
+// added to b while it was being replaced (see add): none is lost and none
+// is counted twice.
+func (w *Window) retire(b *bucket, s int) {
+	c := &b.cells[s]
+	for ev := range numEvents {
+		if v := c.counts[ev].Swap(0); v != 0 {
+			w.history.record(b.start, ev, v)
+		}
+	}
+	if m := c.minRT.Swap(DefaultMaxRT); m < DefaultMaxRT {
+		w.history.recordMinRT(b.start, m)
+	}
+}
+
+// historyBucket returns the history's bucket for time at, creating it, or
+// nil when that time has left the window (a newer bucket holds its slot).
+func (w *Window) historyBucket(at int64) (*atomic.Pointer[bucket], *bucket) {
+	slot, start := w.pos(at)
+	for {
+		b := slot.Load()
+		switch {
+		case b != nil && b.start == start:
+			return slot, b
+		case b != nil && b.start > start:
+			return slot, nil
+		}
+		nb := newBucket(start, w.stripes)
+		if slot.CompareAndSwap(b, nb) {
+			return slot, nb
+		}
+	}
+}
+
+// record adds n events of kind ev at time at to a history window, unless
+// that time has left it.
+func (w *Window) record(at int64, ev Event, n int64) {
+	for {
+		slot, b := w.historyBucket(at)
+		if b == nil {
+			return
+		}
+		b.cells[0].counts[ev].Add(n)
+		if slot.Load() == b {
+			return
+		}
+	}
+}
+
+// recordMinRT lowers a history window's minimum RT at time at to rt.
+func (w *Window) recordMinRT(at, rt int64) {
+	for {
+		slot, b := w.historyBucket(at)
+		if b == nil {
+			return
+		}
+		c := &b.cells[0]
+		for {
+			m := c.minRT.Load()
+			if rt >= m || c.minRT.CompareAndSwap(m, rt) {
+				break
+			}
+		}
+		if slot.Load() == b {
+			return
 		}
 	}
 }
@@ -151,6 +231,13 @@ func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event,
 		b := w.current(slot, start)
 		b.cells[s].counts[ev].Add(n)
 		if slot.Load() == b {
+			return
+		}
+		// b was replaced while we wrote. With a history, what we added
+		// goes there with b's other counts; without one, add again to the
+		// bucket now in the slot.
+		if w.history != nil {
+			w.retire(b, s)
 			return
 		}
 	}
@@ -180,6 +267,10 @@ func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int,
 			}
 		}
 		if slot.Load() == b {
+			return
+		}
+		if w.history != nil {
+			w.retire(b, s)
 			return
 		}
 	}

@@ -222,3 +222,78 @@ func BenchmarkNodePassQPS(b *testing.B) {
 		_ = n.PassQPS(t0)
 	}
 }
+
+func TestNodeHistoryKeepsEverySecondOfTheMinute(t *testing.T) {
+	n := NewNode(true)
+	for s := int64(0); s < 10; s++ {
+		tk := TickAt(t0 + s*1000 + 100)
+		n.CountPass(&tk, s+1)
+		tk = TickAt(t0 + s*1000 + 700) // the second half of the second
+		n.CountPass(&tk, 1)
+		n.CountCompletion(&tk, 10+s, 1, s%2 == 0)
+	}
+	h := n.History(t0 + 9500)
+	require.Len(t, h, 10, "buckets moved to the minute and buckets still in the ring, merged")
+	for s, c := range h {
+		assert.Equal(t, t0+int64(s)*1000, c.Start)
+		assert.EqualValues(t, s+2, c.Pass, "second %d", s)
+		assert.EqualValues(t, 1, c.Success)
+		assert.EqualValues(t, 10+s, c.MinRT)
+		assert.EqualValues(t, 1-s%2, c.Exception)
+	}
+	m := n.Metrics(t0 + 9500)
+	assert.EqualValues(t, 10*2+45, m.MinutePass)
+	assert.EqualValues(t, 5, m.MinuteException)
+
+	h = n.History(t0 + 65_000)
+	require.NotEmpty(t, h)
+	assert.Equal(t, t0+6000, h[0].Start, "seconds older than a minute are gone")
+	assert.Empty(t, NewNode(false).History(t0), "a node without history has none")
+}
+
+// Writers racing a moving clock across many seconds: every count ends up
+// in the history exactly once, whether the writer that renewed a bucket
+// moved it or a writer that raced the renewal did.
+func TestNodeHistoryLosesNothingUnderConcurrentWriters(t *testing.T) {
+	n := NewNode(true)
+	var now atomic.Int64
+	now.Store(t0)
+	stop := make(chan struct{})
+	var ticker sync.WaitGroup
+	ticker.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				if now.Load() < t0+50_000 {
+					now.Add(3)
+				}
+			}
+		}
+	})
+	const writers, perWriter = 8, 5000
+	var wg sync.WaitGroup
+	for range writers {
+		wg.Go(func() {
+			for range perWriter {
+				tk := TickAt(now.Load())
+				n.CountPass(&tk, 1)
+				n.CountCompletion(&tk, 2, 1, false)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	ticker.Wait()
+	var pass, succ, rt int64
+	for _, c := range n.History(now.Load()) {
+		pass += c.Pass
+		succ += c.Success
+		rt += c.RT
+	}
+	assert.EqualValues(t, writers*perWriter, pass)
+	assert.EqualValues(t, writers*perWriter, succ)
+	assert.EqualValues(t, 2*writers*perWriter, rt)
+	assert.EqualValues(t, 0, n.Threads())
+}
