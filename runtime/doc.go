@@ -34,8 +34,8 @@
 //   - the global inbound node, for inbound calls (system rules read it).
 //
 // Each node keeps Java's sliding windows: a second of 2 x 500 ms buckets,
-// which rule checks read, and a minute of 60 x 1 s buckets for history.
-// See package stat.
+// which rule checks read, and, on ClusterNodes and the inbound node, a
+// minute of 60 x 1 s buckets for history. See package stat.
 //
 // # The slot chain
 //
@@ -63,8 +63,9 @@
 //
 //   - A DefaultNode or an origin's node keeps the second window only; the
 //     minute of history is kept on each resource's ClusterNode and on the
-//     inbound node, which is what metrics and the dashboard read. This
-//     spares every call two window updates.
+//     inbound node, which is what metrics and the dashboard read, and it is
+//     filled from the second window's retired buckets rather than written
+//     by every call (stat.Node.History).
 //   - Counters are striped by processor, so parallel callers do not contend
 //     on shared cache lines, and no count is lost when a bucket is renewed
 //     under concurrent writers (Java's reset can lose counts).
