@@ -152,26 +152,33 @@ func TestWindowConcurrentWritersLoseNothing(t *testing.T) {
 	}
 }
 
-// Writers racing a moving clock: every count lands in a bucket that is
-// still in the minute window.
-func TestWindowConcurrentWritersWithMovingClock(t *testing.T) {
-	w := newWindow(60, 60_000, 60, stripeCount)
-	var now atomic.Int64
+// movingClock is a time that a goroutine moves forward by step ms as fast
+// as it can, up to 50 s past t0, until stop.
+func movingClock(step int64) (now *atomic.Int64, stop func()) {
+	now = new(atomic.Int64)
 	now.Store(t0)
-	stop := make(chan struct{})
+	done := make(chan struct{})
 	var ticker sync.WaitGroup
 	ticker.Go(func() {
 		for {
 			select {
-			case <-stop:
+			case <-done:
 				return
 			default:
 				if now.Load() < t0+50_000 {
-					now.Add(7)
+					now.Add(step)
 				}
 			}
 		}
 	})
+	return now, func() { close(done); ticker.Wait() }
+}
+
+// Writers racing a moving clock: every count lands in a bucket that is
+// still in the minute window.
+func TestWindowConcurrentWritersWithMovingClock(t *testing.T) {
+	w := newWindow(60, 60_000, 60, stripeCount)
+	now, stop := movingClock(7)
 	const writers, perWriter = 8, 5000
 	var wg sync.WaitGroup
 	for range writers {
@@ -182,8 +189,7 @@ func TestWindowConcurrentWritersWithMovingClock(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	ticker.Wait()
+	stop()
 	assert.EqualValues(t, writers*perWriter, w.Sum(now.Load(), Pass))
 }
 
@@ -256,22 +262,7 @@ func TestNodeHistoryKeepsEverySecondOfTheMinute(t *testing.T) {
 // moved it or a writer that raced the renewal did.
 func TestNodeHistoryLosesNothingUnderConcurrentWriters(t *testing.T) {
 	n := NewNode(true)
-	var now atomic.Int64
-	now.Store(t0)
-	stop := make(chan struct{})
-	var ticker sync.WaitGroup
-	ticker.Go(func() {
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-				if now.Load() < t0+50_000 {
-					now.Add(3)
-				}
-			}
-		}
-	})
+	now, stop := movingClock(3)
 	const writers, perWriter = 8, 5000
 	var wg sync.WaitGroup
 	for range writers {
@@ -284,8 +275,7 @@ func TestNodeHistoryLosesNothingUnderConcurrentWriters(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	ticker.Wait()
+	stop()
 	var pass, succ, rt int64
 	for _, c := range n.History(now.Load()) {
 		pass += c.Pass
