@@ -22,33 +22,32 @@ func (r *resolver) resolveHandlers(w *wrapper) {
 		}
 	}
 	if d.Fallback.IsSet() {
-		if h, have := r.findHandler(w, d.Fallback, "fallback"); h != nil {
-			plain, withErr := fallbackShapes(biz)
-			switch {
-			case have.matches(plain):
-				w.fallback = h
-			case have.matches(withErr):
-				h.takesErr = true
-				w.fallback = h
-			default:
-				r.mismatch(w, d.Fallback, "fallback", have, plain, withErr)
-			}
-		}
+		w.fallback = r.errorHandler(w, d.Fallback, "fallback", biz, fallbackShapes)
 	}
 	if d.DefaultFallback.IsSet() {
-		if h, have := r.findHandler(w, d.DefaultFallback, "defaultFallback"); h != nil {
-			plain, withErr := defaultFallbackShapes(biz)
-			switch {
-			case have.matches(plain):
-				w.dflt = h
-			case have.matches(withErr):
-				h.takesErr = true
-				w.dflt = h
-			default:
-				r.mismatch(w, d.DefaultFallback, "defaultFallback", have, plain, withErr)
-			}
-		}
+		w.dflt = r.errorHandler(w, d.DefaultFallback, "defaultFallback", biz, defaultFallbackShapes)
 	}
+}
+
+// errorHandler resolves a fallback or default fallback, whose signature
+// for the business method biz is one of shapes: without a trailing error
+// (plain) or with one (withErr). It is nil when the handler is missing or
+// fits neither, which is reported.
+func (r *resolver) errorHandler(w *wrapper, v annotations.Value, key string, biz shape, shapes func(shape) (plain, withErr shape)) *handler {
+	h, have := r.findHandler(w, v, key)
+	if h == nil {
+		return nil
+	}
+	plain, withErr := shapes(biz)
+	switch {
+	case have.matches(plain):
+	case have.matches(withErr):
+		h.takesErr = true
+	default:
+		r.mismatch(w, v, key, have, plain, withErr)
+		return nil
+	}
+	return h
 }
 
 func (r *resolver) mismatch(w *wrapper, v annotations.Value, key string, have shape, want ...shape) {

@@ -238,41 +238,33 @@ func (g *fileGen) blocked(blk *jen.Group, w *wrapper, l locals) {
 // BlockError b; nil when there is none. ctx, when not nil, replaces a
 // leading context argument.
 func (g *fileGen) blockHandlerCall(w *wrapper, l locals, ctx, b jen.Code) jen.Code {
-	switch {
-	case w.block != nil:
+	if w.block != nil {
 		args := append(g.callArgs(w, l, ctx, true), b)
 		return g.callee(w, l, w.block.obj, w.block.method).Call(args...)
-	case w.fallback != nil:
-		args := g.callArgs(w, l, ctx, w.fallback.takesErr)
-		if w.fallback.takesErr {
-			args = append(args, b)
-		}
-		return g.callee(w, l, w.fallback.obj, w.fallback.method).Call(args...)
-	case w.dflt != nil:
-		var args []jen.Code
-		if w.dflt.takesErr {
-			args = append(args, b)
-		}
-		return g.callee(w, l, w.dflt.obj, w.dflt.method).Call(args...)
 	}
-	return nil
+	return g.fallbackCall(w, l, ctx, b)
 }
 
 // errorHandlerCall is the fallback (or default fallback) call for a traced
 // business error, or nil when there is none.
 func (g *fileGen) errorHandlerCall(w *wrapper, l locals, errV jen.Code) jen.Code {
-	ctx := jen.Id(l.entry).Dot("Context").Call()
+	return g.fallbackCall(w, l, jen.Id(l.entry).Dot("Context").Call(), errV)
+}
+
+// fallbackCall calls the fallback, else the default fallback, passing err
+// to the one that takes an error; nil when there is neither.
+func (g *fileGen) fallbackCall(w *wrapper, l locals, ctx, err jen.Code) jen.Code {
 	switch {
 	case w.fallback != nil:
 		args := g.callArgs(w, l, ctx, w.fallback.takesErr)
 		if w.fallback.takesErr {
-			args = append(args, errV)
+			args = append(args, err)
 		}
 		return g.callee(w, l, w.fallback.obj, w.fallback.method).Call(args...)
 	case w.dflt != nil:
 		var args []jen.Code
 		if w.dflt.takesErr {
-			args = append(args, errV)
+			args = append(args, err)
 		}
 		return g.callee(w, l, w.dflt.obj, w.dflt.method).Call(args...)
 	}
