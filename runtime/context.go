@@ -3,17 +3,29 @@ package runtime
 import (
 	"context"
 	"sort"
-	"sync"
 	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/internal/capmap"
 )
 
 // DefaultContextName is the context of calls made outside any EnterContext
 // (Java's Constants.CONTEXT_DEFAULT_NAME).
 const DefaultContextName = "sentinel_default_context"
 
-// MaxContexts caps the number of context names (Java's
-// MAX_CONTEXT_NAME_SIZE). Calls in contexts past the cap pass unchecked.
+// MaxContexts bounds the context names besides the default
+// (Java's MAX_CONTEXT_NAME_SIZE). Calls in contexts past it are counted
+// together under one entrance, OverflowContextName, and checked as usual
+// (Java passes them unchecked); a warning is logged once.
 const MaxContexts = 2000
+
+// OverflowContextName names the entrance that counts the calls in contexts
+// past MaxContexts.
+const OverflowContextName = "sentinel_overflow_context"
+
+// MaxOriginBytes is the longest origin kept: EnterContext cuts a longer one
+// to its first MaxOriginBytes bytes. Origins often come from request
+// headers, which callers choose.
+const MaxOriginBytes = 256
 
 // sentinelContext is Java's Context: a named entrance into the call tree and
 // the caller's origin. It is itself the context.Context that EnterContext
@@ -23,7 +35,7 @@ type sentinelContext struct {
 	context.Context
 	name     string
 	origin   string
-	entrance *EntranceNode // nil: past MaxContexts, calls pass unchecked
+	entrance *EntranceNode
 }
 
 func (c *sentinelContext) Value(key any) any {
@@ -42,11 +54,17 @@ func (c *sentinelContext) Value(key any) any {
 type ctxKey struct{}
 
 var (
-	entranceMu        sync.Mutex
-	entranceMap       atomic.Pointer[map[string]*EntranceNode]
-	contextsCapWarned atomic.Bool
+	defaultEntrance  = &EntranceNode{name: DefaultContextName}
+	overflowEntrance = &EntranceNode{name: OverflowContextName}
+	entranceTable    = capmap.New[string, *EntranceNode](capmap.Limits{
+		Entries:  MaxContexts,
+		Bytes:    MaxContexts * (capmap.EntryOverhead + 256),
+		KeyBytes: 1 << 10,
+	}, func(name string) int { return len(name) })
+	overflowEntranceUsed atomic.Bool
+	contextsCapWarned    atomic.Bool
 
-	defaultContext = &sentinelContext{name: DefaultContextName, entrance: entrance(DefaultContextName)}
+	defaultContext = &sentinelContext{name: DefaultContextName, entrance: defaultEntrance}
 )
 
 // EnterContext returns ctx carrying a Sentinel context named name whose
@@ -55,9 +73,12 @@ var (
 // authority rules, flow rules' limitApp and per-origin statistics.
 //
 // As in Java, a context that already carries a Sentinel context or an entry
-// is returned unchanged: the outermost entrance names the call tree. Past
-// MaxContexts distinct names, calls in a new context pass unchecked, and a
-// warning is logged once.
+// is returned unchanged: the outermost entrance names the call tree. An
+// empty name, or the default context's own name (which Java refuses with
+// ContextNameDefineException), enters the default context with origin.
+// Past MaxContexts distinct names, calls in a new context are counted
+// under the entrance OverflowContextName, and a warning is logged once.
+// An origin longer than MaxOriginBytes is cut to that length.
 func EnterContext(ctx context.Context, name, origin string) context.Context {
 	if ctx == nil {
 		ctx = context.Background()
@@ -67,6 +88,9 @@ func EnterContext(ctx context.Context, name, origin string) context.Context {
 	}
 	if name == "" {
 		name = DefaultContextName
+	}
+	if len(origin) > MaxOriginBytes {
+		origin = origin[:MaxOriginBytes]
 	}
 	return &sentinelContext{Context: ctx, name: name, origin: origin, entrance: entrance(name)}
 }
@@ -93,48 +117,33 @@ func contextOf(ctx context.Context) (*sentinelContext, *SentinelEntry) {
 	return defaultContext, nil
 }
 
-// entrance returns the entrance node of a context name, creating it, or nil
-// past MaxContexts.
+// entrance returns the entrance node of a context name, creating it, or the
+// overflow entrance past MaxContexts.
 func entrance(name string) *EntranceNode {
-	if m := entranceMap.Load(); m != nil {
-		if n := (*m)[name]; n != nil {
-			return n
-		}
+	if name == DefaultContextName {
+		return defaultEntrance
 	}
-	entranceMu.Lock()
-	defer entranceMu.Unlock()
-	old := entranceMap.Load()
-	if old != nil {
-		if n := (*old)[name]; n != nil {
-			return n
-		}
-		if len(*old) >= MaxContexts {
-			warnOnce(&contextsCapWarned, "sentinel: context name limit reached; calls in new contexts pass unchecked",
-				"limit", MaxContexts, "context", name)
-			return nil
-		}
+	n, ok := entranceTable.LoadOrCreate(name, false, func() *EntranceNode { return &EntranceNode{name: name} })
+	if ok {
+		return n
 	}
-	next := make(map[string]*EntranceNode, 1+lenOf(old))
-	if old != nil {
-		for k, v := range *old {
-			next[k] = v
-		}
-	}
-	n := &EntranceNode{name: name}
-	next[name] = n
-	entranceMap.Store(&next)
-	return n
+	overflowEntranceUsed.Store(true)
+	warnOnce(&contextsCapWarned, "sentinel: context name limit reached; calls in further contexts are counted together",
+		"limit", MaxContexts, "context", safeAttr(name), "counted as", OverflowContextName)
+	return overflowEntrance
 }
 
-// entrances returns every entrance node, sorted by name.
+// entrances returns every entrance node, sorted by name: the default, the
+// named ones, and the overflow once used.
 func entrances() []*EntranceNode {
-	m := entranceMap.Load()
-	if m == nil {
-		return nil
-	}
-	out := make([]*EntranceNode, 0, len(*m))
-	for _, n := range *m {
+	out := make([]*EntranceNode, 0, entranceTable.Len()+2)
+	out = append(out, defaultEntrance)
+	entranceTable.Range(func(_ string, n *EntranceNode) bool {
 		out = append(out, n)
+		return true
+	})
+	if overflowEntranceUsed.Load() {
+		out = append(out, overflowEntrance)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out

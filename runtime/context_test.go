@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,10 +173,27 @@ func TestOriginsPerResourceAreCapped(t *testing.T) {
 		e.Exit()
 	}
 	cn := runtime.LookupResource(name).ClusterNode()
-	assert.Len(t, cn.Origins(), runtime.MaxOriginsPerResource, "origins come from callers: bounded")
+	assert.Len(t, cn.Origins(), runtime.MaxOriginsPerResource+1, "origins come from callers: bounded, plus the overflow")
 	assert.Nil(t, cn.OriginNode(fmt.Sprintf("o%d", runtime.MaxOriginsPerResource+5)))
+	overflow := cn.OriginNode(runtime.OverflowOrigin)
+	require.NotNil(t, overflow, "origins past the cap are counted together")
+	assert.EqualValues(t, 10, overflow.PassQPS(runtime.NowMillis()))
 	assert.EqualValues(t, 0, cn.Threads())
 	assert.Len(t, logs.lines("origin limit reached"), 1)
+}
+
+func TestLongOriginsAreCut(t *testing.T) {
+	long := strings.Repeat("o", 256<<10)
+	_, origin := runtime.ContextName(runtime.EnterContext(context.Background(), "long-origin", long))
+	assert.Len(t, origin, runtime.MaxOriginBytes)
+}
+
+func TestDefaultContextNameEntersTheDefaultContext(t *testing.T) {
+	// Java's ContextUtil.enter throws ContextNameDefineException for this
+	// name; here it enters the default context, keeping the origin.
+	name, origin := runtime.ContextName(runtime.EnterContext(context.Background(), runtime.DefaultContextName, "appA"))
+	assert.Equal(t, runtime.DefaultContextName, name)
+	assert.Equal(t, "appA", origin)
 }
 
 func TestEnterContextAllocatesOnce(t *testing.T) {

@@ -59,12 +59,13 @@ func (c *Call) Node() *DefaultNode { return c.node }
 func (c *Call) ClusterNode() *ClusterNode { return c.res.cluster }
 
 // OriginNode is the statistics of the call's origin on this resource, nil
-// when the origin is unknown.
+// when the origin is unknown. Past the origin caps it is the node that
+// counts every further origin together (see ClusterNode.OriginNode).
 func (c *Call) OriginNode() *stat.Node {
 	if c.sc.origin == "" {
 		return nil
 	}
-	return c.res.cluster.originNode(c.sc.origin)
+	return c.res.cluster.originNode(c.sc.origin, false)
 }
 
 // Args are the arguments passed with WithArgs.
@@ -188,9 +189,6 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 		}
 	}
 	c.sc, c.parent = contextOf(ctx)
-	if r.unchecked || c.sc.entrance == nil {
-		return e, nil // past a cap: pass unchecked, as Java's null chain
-	}
 
 	chain := r.chain()
 	c.chain = chain
@@ -237,7 +235,7 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	}
 	c := &e.call
 	if c.node == nil {
-		return // unchecked
+		return // never checked, so nothing to count
 	}
 	if c.parent != nil || e.firstChild.Load() != nil {
 		e.exitNested()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/internal/blocklog"
 	"github.com/sentinelgen/sentinelgen/internal/clock"
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 )
 
 var logger atomic.Pointer[slog.Logger]
@@ -43,3 +44,11 @@ func logBlock(c *Call, b *BlockError, now int64) {
 // FlushBlockLog writes the block log's pending lines now, rather than when
 // their second is over: at shutdown, or in tests.
 func FlushBlockLog() { blockLog.Flush() }
+
+// maxAttrBytes caps a caller-chosen value (a resource name, an origin) in
+// a log line.
+const maxAttrBytes = 256
+
+// safeAttr makes a caller-chosen value safe to log: valid UTF-8, control
+// characters escaped, at most maxAttrBytes.
+func safeAttr(s string) string { return safetext.Log(s, maxAttrBytes) }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/capmap"
 	"github.com/sentinelgen/sentinelgen/internal/clock"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
@@ -15,77 +16,105 @@ type ClusterNode struct {
 	*stat.Node
 	name string
 
-	// origins maps origin names to *stat.Node. Origins often come from
-	// request headers, which callers choose, so they are capped per
-	// resource (MaxOriginsPerResource); Java keeps them without bound.
-	origins     sync.Map
-	originCount atomic.Int64
-	originMu    sync.Mutex
+	// origins maps origin names to their nodes. Origins often come from
+	// request headers, which callers choose, so they are bounded (Java
+	// keeps them all): past the bounds, further origins share overflow.
+	origins     *capmap.Map[string, *stat.Node]
+	overflow    atomic.Pointer[stat.Node]
 	originsFull atomic.Bool // warned that the cap is reached
 }
 
-// MaxOriginsPerResource caps the origins counted apart on one resource.
-// Calls from further origins are counted on the resource's other nodes
-// only, and a warning is logged once.
-const MaxOriginsPerResource = 1000
+// MaxOriginsPerResource bounds the origins counted apart on one resource,
+// and MaxOrigins those of every resource together. Calls from further
+// origins are counted together on the resource's overflow origin node
+// (OverflowOrigin), which rules for "other" origins then limit as one
+// caller; a warning is logged once per resource. Origins that a rule names
+// (ReserveOrigin) are counted apart past these bounds, up to
+// MaxOriginsPerResource more per resource.
+const (
+	MaxOriginsPerResource = 1000
+	MaxOrigins            = 20_000
+)
+
+// OverflowOrigin names the node that counts origins past the bounds.
+const OverflowOrigin = "sentinel_overflow_origin"
+
+// originBudget is MaxOrigins, shared by every resource's origin table.
+var originBudget = &capmap.Budget{
+	Entries: MaxOrigins,
+	Bytes:   MaxOrigins * (capmap.EntryOverhead + 64),
+}
 
 func newClusterNode(name string) *ClusterNode {
-	return &ClusterNode{Node: stat.NewNode(true), name: name}
+	return &ClusterNode{
+		Node: stat.NewNode(true),
+		name: name,
+		origins: capmap.New[string, *stat.Node](capmap.Limits{
+			Entries:  MaxOriginsPerResource,
+			Bytes:    MaxOriginsPerResource * (capmap.EntryOverhead + MaxOriginBytes),
+			Reserved: MaxOriginsPerResource,
+			Shared:   originBudget,
+		}, func(origin string) int { return len(origin) }),
+	}
 }
 
 // Name is the resource's name.
 func (n *ClusterNode) Name() string { return n.name }
 
 // OriginNode returns the statistics of calls from origin, or nil when that
-// origin never called.
+// origin never called. OriginNode(OverflowOrigin) is the node of the
+// origins past the bounds, nil until one came.
 func (n *ClusterNode) OriginNode(origin string) *stat.Node {
-	if s, ok := n.origins.Load(origin); ok {
-		return s.(*stat.Node)
+	if origin == OverflowOrigin {
+		return n.overflow.Load()
 	}
-	return nil
+	s, _ := n.origins.Load(origin)
+	return s
 }
 
-// Origins returns the origins that called the resource, sorted.
+// Origins returns the origins that called the resource, sorted;
+// OverflowOrigin among them once origins went past the bounds.
 func (n *ClusterNode) Origins() []string {
-	var out []string
-	n.origins.Range(func(k, _ any) bool {
-		out = append(out, k.(string))
+	out := make([]string, 0, n.origins.Len()+1)
+	n.origins.Range(func(k string, _ *stat.Node) bool {
+		out = append(out, k)
 		return true
 	})
+	if n.overflow.Load() != nil {
+		out = append(out, OverflowOrigin)
+	}
 	sort.Strings(out)
 	return out
 }
 
-// originNode returns origin's node, creating it on first use, or nil past
-// MaxOriginsPerResource.
-func (n *ClusterNode) originNode(origin string) *stat.Node {
-	if s := n.OriginNode(origin); s != nil {
-		return s
-	}
-	if n.originCount.Load() >= MaxOriginsPerResource {
-		warnOnce(&n.originsFull, "sentinel: origin limit reached on a resource; further origins are not counted apart",
-			"resource", n.name, "limit", MaxOriginsPerResource)
-		return nil
-	}
-	n.originMu.Lock()
-	defer n.originMu.Unlock()
-	if s := n.OriginNode(origin); s != nil {
-		return s
-	}
-	if n.originCount.Load() >= MaxOriginsPerResource {
-		return nil
-	}
-	s := stat.NewNode(false)
-	n.origins.Store(origin, s)
-	n.originCount.Add(1)
-	return s
+// ReserveOrigin returns origin's node, creating it even past the origin
+// bounds. Rule slots call it when they bind a rule that names an origin,
+// so that the rule keeps its own count however many origins call.
+func (n *ClusterNode) ReserveOrigin(origin string) *stat.Node {
+	return n.originNode(origin, true)
 }
 
-func lenOf[K comparable, V any](m *map[K]V) int {
-	if m == nil {
-		return 0
+// IsOverflow reports whether s is the node that counts origins past the
+// bounds.
+func (n *ClusterNode) IsOverflow(s *stat.Node) bool {
+	return s != nil && s == n.overflow.Load()
+}
+
+// originNode returns origin's node, creating it on first use, or the
+// overflow node when it does not fit.
+func (n *ClusterNode) originNode(origin string, reserve bool) *stat.Node {
+	if origin != OverflowOrigin {
+		if s, ok := n.origins.LoadOrCreate(origin, reserve, func() *stat.Node { return stat.NewNode(false) }); ok {
+			return s
+		}
+		warnOnce(&n.originsFull, "sentinel: origin limit reached on a resource; further origins are counted together",
+			"resource", safeAttr(n.name), "limit", MaxOriginsPerResource, "counted as", OverflowOrigin)
 	}
-	return len(*m)
+	if s := n.overflow.Load(); s != nil {
+		return s
+	}
+	n.overflow.CompareAndSwap(nil, stat.NewNode(false))
+	return n.overflow.Load()
 }
 
 // DefaultNode is one resource's statistics within one context (Java's

@@ -6,13 +6,31 @@ import (
 	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/internal/blocklog"
+	"github.com/sentinelgen/sentinelgen/internal/capmap"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
-// MaxResources caps the number of resources with a slot chain (Java's
-// MAX_SLOT_CHAIN_SIZE). Calls to resources past the cap pass unchecked and
-// uncounted, and a warning is logged once.
+// MaxResources bounds the resources that calls create by name alone
+// (Java's MAX_SLOT_CHAIN_SIZE). Declared resources and resources a rule
+// names are kept past it, up to MaxResources more, so a flood of new names
+// (URL paths, say) cannot take their room. Calls to further names are
+// counted together on one resource, OverflowResourceName, whose chain still
+// applies the rules that hold for every resource (system rules, default
+// circuit breakers); a warning is logged once. Java passes such calls
+// unchecked.
 const MaxResources = 6000
+
+// OverflowResourceName names the resource that counts the calls to names
+// past MaxResources.
+const OverflowResourceName = "sentinel_overflow_resource"
+
+// maxResourceNameBytes is the longest name a call creates a resource for
+// on its own; a longer name goes to the overflow resource unless declared
+// or named by a rule. resourceBytes bounds all such names together.
+const (
+	maxResourceNameBytes = 4 << 10
+	resourceBytes        = 8 << 20
+)
 
 // ResourceSpec declares a resource: what generated code tells the runtime
 // at init, before the first call.
@@ -29,8 +47,8 @@ type ResourceSpec struct {
 // slot chain bound to it. Holding a *Resource spares the name lookup that
 // Entry does on every call.
 type Resource struct {
-	name      string
-	unchecked bool // past MaxResources: no chain, no statistics
+	name     string
+	overflow bool // counts the calls to names past MaxResources
 
 	spec    atomic.Pointer[ResourceSpec]
 	cluster *ClusterNode
@@ -40,7 +58,7 @@ type Resource struct {
 	// defaultNode is the node in the default context, the common case,
 	// kept apart from nodes so that finding it is one load.
 	defaultNode atomic.Pointer[DefaultNode]
-	nodes       atomic.Pointer[map[*EntranceNode]*DefaultNode]
+	nodes       *capmap.Map[*EntranceNode, *DefaultNode]
 
 	blockHint blocklog.Hint // the block log's fast path for this resource
 	// blocks counts blocked calls by BlockType, for metrics: monotonic,
@@ -49,20 +67,30 @@ type Resource struct {
 }
 
 var (
-	// resourceMap maps names to *Resource. sync.Map (a concurrent hash
-	// trie) keeps lookups lock-free and adding a resource O(1).
-	resourceMap    sync.Map
-	resourceCount  atomic.Int64
-	resourceMu     sync.Mutex // serialises creation, so the cap is exact
+	resources = capmap.New[string, *Resource](capmap.Limits{
+		Entries:  MaxResources,
+		Bytes:    resourceBytes,
+		KeyBytes: maxResourceNameBytes,
+		Reserved: MaxResources,
+	}, func(name string) int { return len(name) })
 	resourceWarned atomic.Bool
+
+	// overflowResource counts calls to names that do not fit.
+	overflowResource = func() *Resource {
+		r, _ := resources.LoadOrCreate(OverflowResourceName, true, func() *Resource {
+			return newResource(OverflowResourceName)
+		})
+		r.overflow = true
+		return r
+	}()
 )
 
 // Declare registers a resource, or updates the declaration of an existing
 // one, and returns it. Generated code declares every annotated resource at
-// init.
+// init. A declared resource is kept past MaxResources (see there).
 func Declare(spec ResourceSpec) *Resource {
-	r := lookupResource(spec.Name)
-	if !r.unchecked {
+	r := resourceNamed(spec.Name, true)
+	if !r.overflow {
 		s := spec
 		s.Params = append([]string(nil), spec.Params...)
 		r.spec.Store(&s)
@@ -73,52 +101,56 @@ func Declare(spec ResourceSpec) *Resource {
 // LookupResource returns the resource named name, or nil when it was
 // neither declared nor entered.
 func LookupResource(name string) *Resource {
-	if r, ok := resourceMap.Load(name); ok {
-		return r.(*Resource)
-	}
-	return nil
+	r, _ := resources.Load(name)
+	return r
 }
 
-// Resources returns every resource, sorted by name.
+// Resources returns every resource, sorted by name; the overflow resource
+// is among them.
 func Resources() []*Resource {
-	var out []*Resource
-	resourceMap.Range(func(_, r any) bool {
-		out = append(out, r.(*Resource))
+	out := make([]*Resource, 0, resources.Len())
+	resources.Range(func(_ string, r *Resource) bool {
+		out = append(out, r)
 		return true
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 
-// lookupResource returns the resource named name, creating it. Past
-// MaxResources it returns an unchecked resource that is not kept.
+// lookupResource returns the resource named name, creating it, or the
+// overflow resource when it does not fit.
 func lookupResource(name string) *Resource {
-	if r := LookupResource(name); r != nil {
+	if r, ok := resources.Load(name); ok {
 		return r
 	}
-	if resourceCount.Load() >= MaxResources {
-		return uncheckedResource(name)
-	}
-	resourceMu.Lock()
-	defer resourceMu.Unlock()
-	if r := LookupResource(name); r != nil {
-		return r
-	}
-	if resourceCount.Load() >= MaxResources {
-		return uncheckedResource(name)
-	}
-	r := &Resource{name: name, cluster: newClusterNode(name)}
-	r.spec.Store(&ResourceSpec{Name: name})
-	resourceMap.Store(name, r)
-	resourceCount.Add(1)
-	return r
+	return resourceNamed(name, false)
 }
 
-func uncheckedResource(name string) *Resource {
-	warnOnce(&resourceWarned, "sentinel: resource limit reached; calls to new resources pass unchecked",
-		"limit", MaxResources, "resource", name)
-	r := &Resource{name: name, unchecked: true}
+// resourceNamed returns the resource named name, creating it. A declared
+// name, or one a rule names, is kept past MaxResources; asking the slots
+// costs only names that do not fit otherwise.
+func resourceNamed(name string, declared bool) *Resource {
+	create := func() *Resource { return newResource(name) }
+	if r, ok := resources.LoadOrCreate(name, declared, create); ok {
+		return r
+	}
+	if !declared && namedByRule(name) {
+		if r, ok := resources.LoadOrCreate(name, true, create); ok {
+			return r
+		}
+	}
+	warnOnce(&resourceWarned, "sentinel: resource limit reached; calls to further resources are counted together",
+		"limit", MaxResources, "resource", safeAttr(name), "counted as", OverflowResourceName)
+	return overflowResource
+}
+
+func newResource(name string) *Resource {
+	r := &Resource{name: name, cluster: newClusterNode(name)}
 	r.spec.Store(&ResourceSpec{Name: name})
+	r.nodes = capmap.New[*EntranceNode, *DefaultNode](capmap.Limits{
+		Entries: MaxContexts + 2, // every context, the default and the overflow included
+		Bytes:   (MaxContexts + 2) * capmap.EntryOverhead,
+	}, nil)
 	return r
 }
 
@@ -128,8 +160,7 @@ func (r *Resource) Name() string { return r.name }
 // Spec is the resource's declaration.
 func (r *Resource) Spec() ResourceSpec { return *r.spec.Load() }
 
-// ClusterNode is the resource's statistics across contexts; nil for a
-// resource past MaxResources.
+// ClusterNode is the resource's statistics across contexts.
 func (r *Resource) ClusterNode() *ClusterNode { return r.cluster }
 
 // BlockCount is the number of calls (batch counts included) that rules of
@@ -154,50 +185,43 @@ func (r *Resource) countBlock(t BlockType, n int64) {
 // NeedsArgs reports whether a slot bound to the resource reads call
 // arguments (a hot-parameter rule applies), so that callers box arguments
 // into WithArgs only then.
-func (r *Resource) NeedsArgs() bool {
-	if r.unchecked {
-		return false
-	}
-	return r.chain().needsArgs
-}
+func (r *Resource) NeedsArgs() bool { return r.chain().needsArgs }
+
+// Overflow reports whether r is the overflow resource, which counts the
+// calls to names past MaxResources.
+func (r *Resource) Overflow() bool { return r.overflow }
 
 // node returns the resource's DefaultNode in context sc, linking a new node
 // under parent's node, or under the context's entrance when there is no
 // parent (Java's NodeSelectorSlot: a node is linked once, when created).
 func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode {
-	if sc == defaultContext {
+	if sc.entrance == defaultEntrance {
 		if n := r.defaultNode.Load(); n != nil {
 			return n
 		}
-	} else if m := r.nodes.Load(); m != nil {
-		if n := (*m)[sc.entrance]; n != nil {
-			return n
-		}
+	} else if n, ok := r.nodes.Load(sc.entrance); ok {
+		return n
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if sc == defaultContext {
-		if n := r.defaultNode.Load(); n != nil {
+	var n *DefaultNode
+	if sc.entrance == defaultEntrance {
+		if n = r.defaultNode.Load(); n != nil {
 			return n
 		}
-	} else if m := r.nodes.Load(); m != nil {
-		if n := (*m)[sc.entrance]; n != nil {
-			return n
-		}
-	}
-	n := &DefaultNode{Node: stat.NewNode(false), resource: r}
-	if sc == defaultContext {
+		n = &DefaultNode{Node: stat.NewNode(false), resource: r}
 		r.defaultNode.Store(n)
 	} else {
-		old := r.nodes.Load()
-		next := make(map[*EntranceNode]*DefaultNode, 1+lenOf(old))
-		if old != nil {
-			for k, v := range *old {
-				next[k] = v
-			}
+		created := false
+		// The table holds a node per entrance, and entrances are bounded:
+		// it never refuses.
+		n, _ = r.nodes.LoadOrCreate(sc.entrance, true, func() *DefaultNode {
+			created = true
+			return &DefaultNode{Node: stat.NewNode(false), resource: r}
+		})
+		if !created {
+			return n
 		}
-		next[sc.entrance] = n
-		r.nodes.Store(&next)
 	}
 	if parent != nil && parent.call.node != nil {
 		parent.call.node.children.add(n)
@@ -212,14 +236,13 @@ func (r *Resource) Node(contextName string) *DefaultNode {
 	if contextName == DefaultContextName {
 		return r.defaultNode.Load()
 	}
-	m := r.nodes.Load()
-	if m == nil {
-		return nil
-	}
-	for e, n := range *m {
+	var found *DefaultNode
+	r.nodes.Range(func(e *EntranceNode, n *DefaultNode) bool {
 		if e.name == contextName {
-			return n
+			found = n
+			return false
 		}
-	}
-	return nil
+		return true
+	})
+	return found
 }

@@ -50,6 +50,24 @@ type Checker interface {
 	Exit(c *Call)
 }
 
+// A ResourceNamer is a Slot whose rules name resources, exactly or by
+// pattern. Past MaxResources, a name that some slot's rules name still gets
+// a resource of its own, so that a flood of other names cannot switch a
+// rule off.
+type ResourceNamer interface {
+	NamesResource(name string) bool
+}
+
+// namedByRule reports whether the rules of some slot name resource name.
+func namedByRule(name string) bool {
+	for _, rs := range *slots.Load() {
+		if n, ok := rs.slot.(ResourceNamer); ok && n.NamesResource(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // ArgsReader is implemented by Checkers that read call arguments, so that
 // Resource.NeedsArgs can tell callers to pass them.
 type ArgsReader interface {

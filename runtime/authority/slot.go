@@ -59,3 +59,21 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 }
 
 func (*checker) Exit(*runtime.Call) {}
+
+// NamesResource reports whether an authority rule in force names resource,
+// exactly or by pattern (runtime.ResourceNamer).
+func (slot) NamesResource(name string) bool {
+	s := current.Load()
+	if s == nil {
+		return false
+	}
+	if s.exact[name] != nil {
+		return true
+	}
+	for _, c := range s.patterns {
+		if c.re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}

@@ -8,12 +8,16 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -52,45 +56,76 @@ func TestCaps(t *testing.T) {
 	runtime.SetLogger(slog.New(slog.NewTextHandler(logs, nil)))
 	defer runtime.SetLogger(slog.New(slog.DiscardHandler))
 
-	t.Run("resources past MaxResources pass unchecked", func(t *testing.T) {
-		// The default context's entrance already exists; fill the resource cap.
-		for i := len(runtime.Resources()); i < runtime.MaxResources; i++ {
-			runtime.Declare(runtime.ResourceSpec{Name: fmt.Sprintf("res-%d", i)})
-		}
-		require.Len(t, runtime.Resources(), runtime.MaxResources)
+	// An attacker's scan: outbound calls to 7,000 distinct URL paths fill
+	// the resource table (through the Transport, which names a resource per
+	// path). Rules and declarations must keep applying afterwards.
+	require.NoError(t, flow.LoadRules([]flow.Rule{
+		{Resource: "GET:/api/closed", Grade: flow.GradeQPS, Count: 0},
+		{Resource: "^/regex/.*", Regex: true, Grade: flow.GradeQPS, Count: 0},
+	}))
+	defer func() { _ = flow.LoadRules(nil) }()
+	declared := runtime.Declare(runtime.ResourceSpec{Name: "declared-early"})
+
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {}))
+	defer upstream.Close()
+	client := &http.Client{Transport: nethttp.Transport(http.DefaultTransport)}
+	for i := range runtime.MaxResources + 1000 {
+		resp, err := client.Get(fmt.Sprintf("%s/users/%d", upstream.URL, i))
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+	}
+	assert.LessOrEqual(t, len(runtime.Resources()), 2*runtime.MaxResources+1, "the table is bounded")
+
+	t.Run("a rule still applies to a name first called past the cap", func(t *testing.T) {
+		_, b := runtime.Entry(context.Background(), "GET:/api/closed")
+		require.NotNil(t, b, "count 0 blocks every call, table full or not")
+		assert.Equal(t, "GET:/api/closed", runtime.LookupResource("GET:/api/closed").Name())
+	})
+	t.Run("a regex rule still applies past the cap", func(t *testing.T) {
+		_, b := runtime.Entry(context.Background(), "/regex/late")
+		require.NotNil(t, b)
+	})
+	t.Run("resources declared late are kept", func(t *testing.T) {
+		late := runtime.Declare(runtime.ResourceSpec{Name: "declared-late", Traffic: runtime.Inbound})
+		assert.False(t, late.Overflow())
+		assert.Equal(t, runtime.Inbound, late.Spec().Traffic)
+		assert.False(t, declared.Overflow())
+	})
+	t.Run("further names are counted together, never waved through", func(t *testing.T) {
 		runtime.RegisterSlot("blockAll", 0, blockAll{})
 		defer runtime.UnregisterSlot("blockAll")
-
-		_, b := runtime.Entry(context.Background(), "res-1")
-		assert.NotNil(t, b, "resources under the cap are checked")
-
 		for range 3 {
-			e, b := runtime.Entry(context.Background(), "one-too-many")
-			require.Nil(t, b, "past the cap a call passes unchecked, as Java's null chain")
-			e.Exit()
+			_, b := runtime.Entry(context.Background(), "one-too-many")
+			require.NotNil(t, b, "the overflow resource has a chain: slots for every resource still apply")
+			assert.Equal(t, runtime.OverflowResourceName, b.Resource())
 		}
 		assert.Nil(t, runtime.LookupResource("one-too-many"), "and is not kept")
-		r := runtime.Declare(runtime.ResourceSpec{Name: "declared-too-late"})
-		assert.Nil(t, r.ClusterNode())
-		assert.False(t, r.NeedsArgs())
-		e, b := r.Entry(context.Background())
-		require.Nil(t, b)
-		e.Exit()
+		overflow := runtime.LookupResource(runtime.OverflowResourceName)
+		require.NotNil(t, overflow)
+		assert.True(t, overflow.Overflow())
+		assert.EqualValues(t, 3, overflow.ClusterNode().BlockQPS(runtime.NowMillis()))
 		assert.Equal(t, 1, logs.count("resource limit reached"), "one warning")
 	})
 
-	t.Run("contexts past MaxContexts pass unchecked", func(t *testing.T) {
+	t.Run("contexts past MaxContexts are counted together and checked", func(t *testing.T) {
 		runtime.RegisterSlot("blockAll", 0, blockAll{})
 		defer runtime.UnregisterSlot("blockAll")
 		for i := range runtime.MaxContexts + 5 {
 			runtime.EnterContext(context.Background(), fmt.Sprintf("ctx-%d", i), "")
 		}
 		ctx := runtime.EnterContext(context.Background(), "ctx-past-the-cap", "")
-		e, b := runtime.Entry(ctx, "res-2")
-		require.Nil(t, b, "a call in a context past the cap passes unchecked")
-		e.Exit()
-		_, b = runtime.Entry(context.Background(), "res-2")
+		name, _ := runtime.ContextName(ctx)
+		assert.Equal(t, "ctx-past-the-cap", name, "the context keeps its name for chain rules")
+		_, b := runtime.Entry(ctx, "declared-early")
+		require.NotNil(t, b, "a call in a context past the cap is checked")
+		_, b = runtime.Entry(context.Background(), "declared-early")
 		assert.NotNil(t, b, "the default context still works")
 		assert.Equal(t, 1, logs.count("context name limit reached"), "one warning")
+		var entrances []string
+		for _, e := range runtime.Tree().Children {
+			entrances = append(entrances, e.Name)
+		}
+		assert.Len(t, entrances, runtime.MaxContexts+2, "the named contexts, the default and the overflow")
+		assert.Contains(t, entrances, runtime.OverflowContextName)
 	})
 }

@@ -76,3 +76,11 @@ func (k *checker) Exit(c *runtime.Call) {
 		b.complete(c, now)
 	}
 }
+
+// NamesResource reports whether a degrade rule in force names resource,
+// exactly or by pattern (runtime.ResourceNamer); default rules ("*") name
+// none.
+func (degradeSlot) NamesResource(name string) bool {
+	s := current.Load()
+	return s != nil && s.hasOwn(name)
+}

@@ -70,6 +70,10 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 	default:
 		br.app = appOrigin
 		br.origin = rule.LimitApp
+		// The rule names this origin: it keeps a node of its own however
+		// many other origins call, so a flood of origins cannot leave the
+		// rule without a node to check (which would pass every call).
+		r.ClusterNode().ReserveOrigin(br.origin)
 	}
 	switch {
 	case rule.Grade == GradeThread || rule.ControlBehavior == Reject:
@@ -203,14 +207,14 @@ func (br *boundRule) release(c *runtime.Call, acquire int64, refused bool) {
 
 func (br *boundRule) gate(c *runtime.Call, now int64) *gate {
 	if br.app == appOther {
-		return br.state.gates.forOrigin(c.Origin(), c.OriginNode(), now)
+		return br.state.gates.forOrigin(c.OriginNode(), now)
 	}
 	return br.state.gates.single
 }
 
 func (br *boundRule) existingGate(c *runtime.Call) *gate {
 	if br.app == appOther {
-		return br.state.gates.lookup(c.Origin())
+		return br.state.gates.lookup(c.OriginNode())
 	}
 	return br.state.gates.single
 }

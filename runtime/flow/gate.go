@@ -70,52 +70,30 @@ func (g *gate) releaseThreads(acquire int64) { g.threads.Add(-acquire) }
 
 // gates are the gates of one rule on one resource: one for "default" (the
 // ClusterNode) or a specific origin (that origin's node), one per origin
-// for "other", which limits each unnamed origin on its own node.
+// node for "other", which limits each unnamed origin on its own node. The
+// runtime bounds origin nodes, and origins past its bounds share one
+// overflow node, so they share one gate too: limited together, never
+// waved through.
 type gates struct {
-	grade  Grade
-	single *gate
-
-	mu       sync.Mutex
-	byOrigin atomic.Pointer[map[string]*gate]
+	grade    Grade
+	single   *gate
+	byOrigin sync.Map // *stat.Node -> *gate
 }
 
-// forOrigin returns origin's gate, creating it, seeded from the origin's
-// node, on the origin's first call.
-func (gs *gates) forOrigin(origin string, node *stat.Node, now int64) *gate {
-	if m := gs.byOrigin.Load(); m != nil {
-		if g := (*m)[origin]; g != nil {
-			return g
-		}
+// forOrigin returns the gate of an origin's node, creating it, seeded from
+// the node, on the origin's first call.
+func (gs *gates) forOrigin(node *stat.Node, now int64) *gate {
+	if g, ok := gs.byOrigin.Load(node); ok {
+		return g.(*gate)
 	}
-	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	old := gs.byOrigin.Load()
-	if old != nil {
-		if g := (*old)[origin]; g != nil {
-			return g
-		}
-	}
-	next := make(map[string]*gate, 1+len(ptrMap(old)))
-	for k, v := range ptrMap(old) {
-		next[k] = v
-	}
-	g := newGate(gs.grade, node, now)
-	next[origin] = g
-	gs.byOrigin.Store(&next)
-	return g
+	g, _ := gs.byOrigin.LoadOrStore(node, newGate(gs.grade, node, now))
+	return g.(*gate)
 }
 
-// lookup returns origin's gate, nil if it has none.
-func (gs *gates) lookup(origin string) *gate {
-	if m := gs.byOrigin.Load(); m != nil {
-		return (*m)[origin]
+// lookup returns the gate of an origin's node, nil if it has none.
+func (gs *gates) lookup(node *stat.Node) *gate {
+	if g, ok := gs.byOrigin.Load(node); ok {
+		return g.(*gate)
 	}
 	return nil
-}
-
-func ptrMap[K comparable, V any](m *map[K]V) map[K]V {
-	if m == nil {
-		return nil
-	}
-	return *m
 }

@@ -116,3 +116,21 @@ func (ck *checker) Exit(c *runtime.Call) {
 		ck.rules[i].release(c, acquire, refused)
 	}
 }
+
+// NamesResource reports whether a flow rule in force names resource, exactly
+// or by pattern (runtime.ResourceNamer).
+func (slot) NamesResource(name string) bool {
+	rs := current.Load()
+	if rs == nil {
+		return false
+	}
+	if len(rs.exact[name]) > 0 {
+		return true
+	}
+	for _, cr := range rs.regex {
+		if cr.re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}

@@ -120,3 +120,21 @@ func (k *checker) release(c *runtime.Call, n int) {
 		}
 	}
 }
+
+// NamesResource reports whether a hot-parameter rule in force names
+// resource, exactly or by pattern (runtime.ResourceNamer).
+func (slot) NamesResource(name string) bool {
+	s := inForce.Load()
+	if s == nil {
+		return false
+	}
+	if len(s.byResource[name]) > 0 {
+		return true
+	}
+	for _, cr := range s.regex {
+		if cr.regex.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
