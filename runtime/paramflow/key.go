@@ -1,6 +1,8 @@
 package paramflow
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math"
 	"reflect"
 	"sync"
@@ -56,7 +58,27 @@ func boolKey(b bool) key {
 	return key{kind: kindBool}
 }
 
-func stringKey(s string) key { return key{kind: kindString, s: s} }
+// maxKeyBytes bounds the bytes a string value takes in per-value state:
+// callers choose argument values, and a cache holds up to maxCapacity of
+// them. A longer value is kept as its first bytes and a digest of the
+// whole, so distinct long values stay distinct and the digest is the same
+// in every process (cluster rules send keys to Redis).
+const maxKeyBytes = 128
+
+func stringKey(s string) key {
+	if len(s) > maxKeyBytes {
+		s = longKey(s)
+	}
+	return key{kind: kindString, s: s}
+}
+
+// longKey shortens s to maxKeyBytes: a copy of its start, "#", and 128
+// bits of its SHA-256 in hex. The copy lets the caller's string go.
+func longKey(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	const digest = 1 + 2*16
+	return s[:maxKeyBytes-digest] + "#" + hex.EncodeToString(sum[:16])
+}
 
 // scalarKey normalizes one value. ok is false for nil and for values that
 // cannot be keyed (slices, maps, funcs, structs holding those), which are
