@@ -33,13 +33,31 @@ func warnOnce(flag *atomic.Bool, msg string, args ...any) {
 // blockLog is the Log slot's aggregator: Java's block log, one line per
 // resource, block type, rule and origin per second, with the number of
 // blocks that line stands for, so a storm of blocked calls cannot flood
-// the log.
+// the log; past the busiest keys, lines are folded per resource.
 var blockLog = blocklog.New(Logger, clock.Millis)
 
 // logBlock is the Log slot: it counts a blocked call for the block log.
+// Origins past the origin caps are logged as OverflowOrigin, as the node
+// tables count them.
 func logBlock(c *Call, b *BlockError, now int64) {
-	blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, c.sc.origin, int64(c.batch))
+	origin := c.sc.origin
+	if origin != "" && c.res.cluster.IsOverflow(c.OriginNode()) {
+		origin = OverflowOrigin
+	}
+	blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, origin, int64(c.batch))
 }
+
+// DefaultBlockLogLines is how many of a second's busiest (resource, block
+// type, rule, origin) combinations the block log writes a line for.
+const DefaultBlockLogLines = blocklog.DefaultLines
+
+// SetBlockLogLines sets how many of a second's busiest (resource, block
+// type, rule, origin) combinations get a line of their own in the block
+// log (at least 1; DefaultBlockLogLines unless set). The other blocks of
+// the second are folded into one line per resource, at most n of them,
+// and one last line for the remaining resources: at most 2n+1 lines a
+// second, whose blocks add up to every block.
+func SetBlockLogLines(n int) { blockLog.SetLines(n) }
 
 // FlushBlockLog writes the block log's pending lines now, rather than when
 // their second is over: at shutdown, or in tests.

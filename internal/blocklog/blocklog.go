@@ -21,44 +21,77 @@
 //
 // # Lines
 //
-//	level=INFO msg="sentinel: blocked" second=2026-11-29T14:30:05Z resource=getOrder type=flow rule=&{...} origin=app-a blocks=42
+//	level=INFO msg="sentinel: blocked" second=2026-11-29T14:30:05Z resource=getOrder type=flow rule="{resource=getOrder ...}" origin=app-a blocks=42
+//	level=INFO msg="sentinel: blocked, folded" second=2026-11-29T14:30:05Z resource=getOrder combinations=5432 origins=5432 blocks=81210
+//	level=INFO msg="sentinel: blocked, folded resources" second=2026-11-29T14:30:05Z resources=310 blocks=9120
 //
 // origin is left out when unknown. A second's lines are written when the
 // first block of a later second arrives, or by a timer just after the
 // runtime clock's second ends; the timer is armed only while blocks are
 // pending and not re-armed when the clock stands still (a test clock), so
-// an idle process runs nothing and no goroutine waits between seconds. Flush writes what is pending (at
-// shutdown, or in tests).
+// an idle process runs nothing and no goroutine waits between seconds.
+// Flush writes what is pending (at shutdown, or in tests).
 //
-// At most MaxKeys distinct keys are kept per second (Java's maxEntryCount,
-// 6000); blocks of further keys are counted and reported in one line,
-// "sentinel: block log full", so a storm of distinct origins cannot grow
-// memory without bound.
+// # Bounded, whatever callers send
+//
+// Callers choose origins, and resource names may come from URL paths, so
+// a storm of distinct values must neither grow memory nor flood the log.
+// Per second:
+//
+//   - at most MaxKeys distinct keys are counted apart; blocks of further
+//     keys are still counted, per resource;
+//   - the Lines busiest keys get a line each ("sentinel: blocked");
+//   - every other block is folded into one line per resource ("sentinel:
+//     blocked, folded"), busiest first, at most Lines of them, and the
+//     resources past that into one last line ("sentinel: blocked, folded
+//     resources").
+//
+// So a second writes at most 2*Lines+1 lines, and the lines' blocks always
+// add up to every block of the second. Values are written valid UTF-8,
+// control characters escaped, and cut to a few hundred bytes, so a line
+// can neither be forged across lines nor blown up by a long origin.
 package blocklog
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"reflect"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 )
 
 // MaxKeys bounds the distinct (resource, type, rule, origin) keys of one
 // second.
 const MaxKeys = 6000
 
+// DefaultLines is the number of busiest keys that get a line of their own
+// each second, unless SetLines says otherwise.
+const DefaultLines = 20
+
+// The most bytes a value takes in a line.
+const (
+	maxNameBytes = 200
+	maxRuleBytes = 400
+)
+
 // Aggregator counts blocks per key and second and writes them to a logger.
 type Aggregator struct {
 	logger func() *slog.Logger
 	now    func() int64 // the runtime clock, Unix ms
 
+	lines atomic.Int64 // see SetLines
+
 	mu      sync.Mutex
 	sec     int64 // the second being counted
 	entries map[key]*entry
 	order   []*entry // first-seen order, so lines come out as blocks came in
-	dropped int64
+	// dropped counts, per resource, the blocks of keys past MaxKeys.
+	dropped map[string]int64
 	armed   bool // a tick is scheduled
 }
 
@@ -103,8 +136,14 @@ type Hint struct {
 // New returns an aggregator that writes to logger() and reads the runtime
 // clock with now (Unix ms).
 func New(logger func() *slog.Logger, now func() int64) *Aggregator {
-	return &Aggregator{logger: logger, now: now, entries: make(map[key]*entry)}
+	a := &Aggregator{logger: logger, now: now, entries: make(map[key]*entry), dropped: make(map[string]int64)}
+	a.lines.Store(DefaultLines)
+	return a
 }
+
+// SetLines sets how many of a second's busiest keys get a line of their own
+// (at least 1); the rest is folded per resource.
+func (a *Aggregator) SetLines(n int) { a.lines.Store(int64(max(n, 1))) }
 
 // Add counts n blocks at time now of resource by a rule of type typ, for a
 // call from origin ("" when unknown). h, which may be nil, is the caller's
@@ -122,7 +161,7 @@ func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, ori
 	}
 
 	a.mu.Lock()
-	var done []line
+	var done *pending
 	if sec > a.sec {
 		done = a.takeLocked()
 		a.sec = sec
@@ -143,7 +182,7 @@ func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, ori
 			h.e.Store(e)
 		}
 	} else {
-		a.dropped += n
+		a.dropped[resource] += n
 	}
 	if !a.armed {
 		a.armLocked()
@@ -160,54 +199,143 @@ func (a *Aggregator) Flush() {
 	a.write(done)
 }
 
-// line is one second's count of one key, or the count of blocks past
-// MaxKeys (dropped set).
-type line struct {
+// pending is one second's counts, taken out of the aggregator to be
+// written without its lock.
+type pending struct {
 	sec     int64
-	k       key
-	rule    any
-	blocks  int64
-	dropped bool
+	entries []*entry // with their final counts in total
+	totals  []int64
+	dropped map[string]int64
 }
 
-// takeLocked closes the pending entries and returns their lines.
-func (a *Aggregator) takeLocked() []line {
-	if len(a.order) == 0 && a.dropped == 0 {
+// takeLocked closes the pending entries and returns them.
+func (a *Aggregator) takeLocked() *pending {
+	if len(a.order) == 0 && len(a.dropped) == 0 {
 		return nil
 	}
-	out := make([]line, 0, len(a.order)+1)
-	for _, e := range a.order {
-		n := e.blocks.Or(closedBit) &^ closedBit
-		out = append(out, line{sec: e.sec, k: e.k, rule: e.rule, blocks: n})
-	}
-	if a.dropped > 0 {
-		out = append(out, line{sec: a.sec, blocks: a.dropped, dropped: true})
+	p := &pending{sec: a.sec, entries: make([]*entry, len(a.order)), totals: make([]int64, len(a.order)), dropped: a.dropped}
+	for i, e := range a.order {
+		p.entries[i] = e
+		p.totals[i] = e.blocks.Or(closedBit) &^ closedBit
 	}
 	clear(a.entries)
 	clear(a.order)
 	a.order = a.order[:0]
-	a.dropped = 0
-	return out
+	a.dropped = make(map[string]int64)
+	return p
 }
 
-func (a *Aggregator) write(lines []line) {
-	if len(lines) == 0 {
+// fold is one resource's blocks that get no line of their own.
+type fold struct {
+	resource     string
+	combinations int
+	origins      map[string]struct{}
+	blocks       int64
+	untracked    int64 // blocks of keys past MaxKeys
+}
+
+func (a *Aggregator) write(p *pending) {
+	if p == nil {
 		return
 	}
 	l := a.logger()
-	for _, ln := range lines {
-		second := slog.Time("second", time.UnixMilli(ln.sec*1000).UTC())
-		if ln.dropped {
-			l.Warn("sentinel: block log full", second, slog.Int("keys", MaxKeys), slog.Int64("blocks", ln.blocks))
+	ctx := context.Background()
+	second := slog.Time("second", time.UnixMilli(p.sec*1000).UTC())
+	limit := int(a.lines.Load())
+
+	// The busiest keys first; ties keep first-seen order.
+	idx := make([]int, len(p.entries))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return p.totals[idx[i]] > p.totals[idx[j]] })
+
+	folds := map[string]*fold{}
+	foldOf := func(resource string) *fold {
+		f := folds[resource]
+		if f == nil {
+			f = &fold{resource: resource, origins: map[string]struct{}{}}
+			folds[resource] = f
+		}
+		return f
+	}
+	for rank, i := range idx {
+		e, n := p.entries[i], p.totals[i]
+		if rank < limit {
+			attrs := []slog.Attr{second,
+				slog.String("resource", safetext.Log(e.k.resource, maxNameBytes)),
+				slog.String("type", safetext.Log(e.k.typ, maxNameBytes)),
+				slog.String("rule", ruleText(e.rule)),
+			}
+			if e.k.origin != "" {
+				attrs = append(attrs, slog.String("origin", safetext.Log(e.k.origin, maxNameBytes)))
+			}
+			attrs = append(attrs, slog.Int64("blocks", n))
+			l.LogAttrs(ctx, slog.LevelInfo, "sentinel: blocked", attrs...)
 			continue
 		}
-		attrs := []slog.Attr{second, slog.String("resource", ln.k.resource), slog.String("type", ln.k.typ), slog.Any("rule", ln.rule)}
-		if ln.k.origin != "" {
-			attrs = append(attrs, slog.String("origin", ln.k.origin))
+		f := foldOf(e.k.resource)
+		f.combinations++
+		if e.k.origin != "" {
+			f.origins[e.k.origin] = struct{}{}
 		}
-		attrs = append(attrs, slog.Int64("blocks", ln.blocks))
-		l.LogAttrs(context.Background(), slog.LevelInfo, "sentinel: blocked", attrs...)
+		f.blocks += n
 	}
+	for resource, n := range p.dropped {
+		f := foldOf(resource)
+		f.blocks += n
+		f.untracked += n
+	}
+	if len(folds) == 0 {
+		return
+	}
+	sorted := make([]*fold, 0, len(folds))
+	for _, f := range folds {
+		sorted = append(sorted, f)
+	}
+	sort.Slice(sorted, func(i, j int) bool {
+		if sorted[i].blocks != sorted[j].blocks {
+			return sorted[i].blocks > sorted[j].blocks
+		}
+		return sorted[i].resource < sorted[j].resource
+	})
+	var restResources, restBlocks int64
+	for i, f := range sorted {
+		if i >= limit {
+			restResources++
+			restBlocks += f.blocks
+			continue
+		}
+		attrs := []slog.Attr{second,
+			slog.String("resource", safetext.Log(f.resource, maxNameBytes)),
+			slog.Int("combinations", f.combinations),
+			slog.Int("origins", len(f.origins)),
+		}
+		if f.untracked > 0 {
+			attrs = append(attrs, slog.Int64("untracked", f.untracked))
+		}
+		attrs = append(attrs, slog.Int64("blocks", f.blocks))
+		l.LogAttrs(ctx, slog.LevelInfo, "sentinel: blocked, folded", attrs...)
+	}
+	if restResources > 0 {
+		l.LogAttrs(ctx, slog.LevelInfo, "sentinel: blocked, folded resources", second,
+			slog.Int64("resources", restResources), slog.Int64("blocks", restBlocks))
+	}
+}
+
+// ruleText renders a rule for a line: its String method when it has one,
+// else Go's %+v, made safe and cut.
+func ruleText(rule any) string {
+	var s string
+	switch r := rule.(type) {
+	case nil:
+		return ""
+	case fmt.Stringer:
+		s = r.String()
+	default:
+		s = fmt.Sprintf("%+v", r)
+	}
+	return safetext.Log(s, maxRuleBytes)
 }
 
 // tick writes each second's lines shortly after the runtime clock leaves
@@ -218,12 +346,12 @@ func (a *Aggregator) write(lines []line) {
 func (a *Aggregator) tick() {
 	a.mu.Lock()
 	sec := a.now() / 1000
-	var done []line
+	var done *pending
 	if sec > a.sec {
 		done = a.takeLocked()
 		a.sec = sec
 	}
-	if len(done) > 0 && (len(a.order) > 0 || a.dropped > 0) {
+	if done != nil && (len(a.order) > 0 || len(a.dropped) > 0) {
 		a.armLocked() // blocks keep coming
 	} else {
 		a.armed = false

@@ -98,7 +98,7 @@ func TestOneLinePerResourceRuleAndOriginPerSecond(t *testing.T) {
 		assert.Equal(t, second, l["second"])
 		assert.Equal(t, w.resource, l["resource"])
 		assert.Equal(t, w.typ, l["type"])
-		assert.Equal(t, map[string]any{}, l["rule"], "the rule as slog renders it") // unexported field
+		assert.Equal(t, "&{name:"+w.rule+"}", l["rule"], "the rule as %+v renders it")
 		assert.Equal(t, w.blocks, l["blocks"])
 		if w.origin == "" {
 			assert.NotContains(t, l, "origin")
@@ -127,10 +127,91 @@ func TestBoundedKeys(t *testing.T) {
 	}
 	a.Flush()
 	lines := c.lines(t)
-	require.Len(t, lines, blocklog.MaxKeys+1)
+	require.Len(t, lines, blocklog.DefaultLines+1)
 	last := lines[len(lines)-1]
-	assert.Equal(t, "sentinel: block log full", last["msg"])
-	assert.EqualValues(t, 10, last["blocks"])
+	assert.Equal(t, "sentinel: blocked, folded", last["msg"])
+	assert.EqualValues(t, blocklog.MaxKeys-blocklog.DefaultLines, last["combinations"])
+	assert.EqualValues(t, 10, last["untracked"], "blocks past the key table are still counted")
+	assert.EqualValues(t, blocklog.MaxKeys+10-blocklog.DefaultLines, last["blocks"])
+}
+
+// An attacker's storm: 100,000 distinct origins blocked on many resources
+// within one second. The log writes a bounded number of short lines whose
+// blocks add up to every block made.
+func TestStormOfOriginsWritesBoundedLines(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	rules := []*rule{{"a"}, {"b"}}
+	const n = 100_000
+	var made int64
+	a.Add(nil, t0+1, "hot", "flow", rules[0], "", 1_000_000)
+	made += 1_000_000
+	for i := range n {
+		resource := "res-" + strconv.Itoa(i%100)
+		origin := "attacker-" + strconv.Itoa(i) + strings.Repeat("\n\xff", i%3)
+		blocks := int64(1 + i%4)
+		a.Add(nil, t0+int64(i%1000), resource, "flow", rules[i%2], origin, blocks)
+		made += blocks
+	}
+	a.Add(nil, t0+999, "late", "flow", rules[0], "", 500_000) // past the key table
+	made += 500_000
+	a.Flush()
+	c.mu.Lock()
+	written := c.buf.Len()
+	c.mu.Unlock()
+	lines := c.lines(t)
+	t.Logf("%d blocks from %d origins: %d lines, %d bytes", made, n, len(lines), written)
+	assert.LessOrEqual(t, len(lines), 2*blocklog.DefaultLines+1)
+	assert.Less(t, written, 2*blocklog.DefaultLines*512+512, "bytes per second are bounded too")
+	assert.Equal(t, "hot", lines[0]["resource"], "the busiest key comes first")
+	folded := lines[blocklog.DefaultLines]
+	assert.Equal(t, "late", folded["resource"], "the busiest folded resource comes first")
+	assert.EqualValues(t, 500_000, folded["untracked"])
+	var total float64
+	for _, l := range lines {
+		total += l["blocks"].(float64)
+	}
+	assert.EqualValues(t, made, total, "the lines count every block")
+	last := lines[len(lines)-1]
+	assert.Equal(t, "sentinel: blocked, folded resources", last["msg"])
+}
+
+func TestValuesAreSanitised(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := blocklog.New(func() *slog.Logger { return slog.New(slog.NewTextHandler(&lockedWriter{&c}, nil)) }, now.Load)
+	a.Add(nil, t0, "res\nlevel=ERROR msg=forged", "flow", &rule{"r"}, "o\xff"+strings.Repeat("x", 100_000), 1)
+	a.Flush()
+	c.mu.Lock()
+	out := c.buf.String()
+	c.mu.Unlock()
+	assert.Equal(t, 1, strings.Count(out, "\n"), "one line: a newline in a value cannot forge another")
+	assert.Less(t, len(out), 1024, "a long origin is cut")
+	assert.Contains(t, out, `o\\xff`, "a bad byte is shown escaped")
+}
+
+func TestSetLines(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	a.SetLines(2)
+	for i := range 10 {
+		a.Add(nil, t0, "res", "flow", &rule{"r"}, "o"+strconv.Itoa(i), int64(10-i))
+	}
+	a.Flush()
+	lines := c.lines(t)
+	require.Len(t, lines, 3)
+	assert.Equal(t, "o0", lines[0]["origin"])
+	assert.Equal(t, "o1", lines[1]["origin"])
+	assert.EqualValues(t, 8, lines[2]["origins"])
+	assert.EqualValues(t, 8+7+6+5+4+3+2+1, lines[2]["blocks"])
 }
 
 func TestRulesThatCannotBeMapKeys(t *testing.T) {
