@@ -10,13 +10,13 @@ import "github.com/sentinelgen/sentinelgen/runtime/stat"
 func recordPass(c *Call, now int64) {
 	t := stat.TickAt(now)
 	n := int64(c.batch)
-	c.node.CountPass(&t, n)
-	c.res.cluster.CountPass(&t, n)
+	t.Pass(c.node.Node, n)
+	t.Pass(c.res.cluster.Node, n)
 	if o := c.OriginNode(); o != nil {
-		o.CountPass(&t, n)
+		t.Pass(o, n)
 	}
 	if c.traffic == Inbound {
-		inboundNode.CountPass(&t, n)
+		t.Pass(inboundNode, n)
 	}
 }
 
@@ -24,13 +24,13 @@ func recordBlock(c *Call, now int64) {
 	t := stat.TickAt(now)
 	n := int64(c.batch)
 	c.res.countBlock(c.BlockError().blockType, n)
-	c.node.CountBlock(&t, n)
-	c.res.cluster.CountBlock(&t, n)
+	t.Block(c.node.Node, n)
+	t.Block(c.res.cluster.Node, n)
 	if o := c.OriginNode(); o != nil {
-		o.CountBlock(&t, n)
+		t.Block(o, n)
 	}
 	if c.traffic == Inbound {
-		inboundNode.CountBlock(&t, n)
+		t.Block(inboundNode, n)
 	}
 }
 
@@ -39,12 +39,12 @@ func recordCompletion(c *Call, now int64) {
 	n := int64(c.batch)
 	rt := max(now-c.start, 0)
 	failed := c.Err() != nil
-	c.node.CountCompletion(&t, rt, n, failed)
-	c.res.cluster.CountCompletion(&t, rt, n, failed)
+	t.Complete(c.node.Node, rt, n, failed)
+	t.Complete(c.res.cluster.Node, rt, n, failed)
 	if o := c.OriginNode(); o != nil {
-		o.CountCompletion(&t, rt, n, failed)
+		t.Complete(o, rt, n, failed)
 	}
 	if c.traffic == Inbound {
-		inboundNode.CountCompletion(&t, rt, n, failed)
+		t.Complete(inboundNode, rt, n, failed)
 	}
 }

@@ -109,8 +109,8 @@ func (n *Node) History(now int64) []Counts {
 }
 
 // Tick is one instant located in the nodes' second window, and the
-// caller's stripe: a call computes it once and hands it to each node it
-// counts on, which spares every node the division and processor lookup.
+// caller's stripe: a call computes it once and counts with it on each node
+// it touches, which spares every node the division and processor lookup.
 type Tick struct {
 	Now    int64
 	second position
@@ -129,51 +129,26 @@ func TickAt(now int64) Tick {
 	}
 }
 
-func (n *Node) addEvent(t *Tick, ev Event, count int64) {
-	n.second.add(&n.second.buckets[t.second.idx], t.second.start, t.stripe, ev, count)
-}
-
-// CountPass counts count admitted calls and one more call in flight.
-func (n *Node) CountPass(t *Tick, count int64) {
+// Pass counts count admitted calls on n, and one more call in flight.
+// Tick's three methods are the one way to write to a node; the runtime's
+// Statistic slot is their caller.
+func (t *Tick) Pass(n *Node, count int64) {
 	n.threads[t.stripe].v.Add(1)
-	n.addEvent(t, Pass, count)
+	n.second.add(&n.second.buckets[t.second.idx], t.second.start, t.stripe, Pass, count)
 }
 
-// CountBlock counts count blocked calls.
-func (n *Node) CountBlock(t *Tick, count int64) { n.addEvent(t, Block, count) }
+// Block counts count blocked calls on n.
+func (t *Tick) Block(n *Node, count int64) {
+	n.second.add(&n.second.buckets[t.second.idx], t.second.start, t.stripe, Block, count)
+}
 
-// CountCompletion counts count completed calls that took rt milliseconds
-// (failed ones also as exceptions) and one call fewer in flight.
-func (n *Node) CountCompletion(t *Tick, rt, count int64, failed bool) {
+// Complete counts on n count completed calls that took rt milliseconds
+// (failed ones also as exceptions: Java's addRtAndSuccess plus
+// increaseExceptionQps), and one call fewer in flight.
+func (t *Tick) Complete(n *Node, rt, count int64, failed bool) {
 	n.second.addCompletion(&n.second.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
 	n.threads[t.stripe].v.Add(-1)
 }
-
-// AddPass counts count admitted calls.
-func (n *Node) AddPass(now, count int64) {
-	t := TickAt(now)
-	n.addEvent(&t, Pass, count)
-}
-
-// AddBlock counts count blocked calls.
-func (n *Node) AddBlock(now, count int64) {
-	t := TickAt(now)
-	n.addEvent(&t, Block, count)
-}
-
-// AddCompletion counts count completed calls that took rt milliseconds,
-// failed ones also as exceptions (Java's addRtAndSuccess plus
-// increaseExceptionQps).
-func (n *Node) AddCompletion(now, rt, count int64, failed bool) {
-	t := TickAt(now)
-	n.second.addCompletion(&n.second.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
-}
-
-// IncThreads counts a call entering.
-func (n *Node) IncThreads() { n.threads[stripe(len(n.threads))].v.Add(1) }
-
-// DecThreads counts a call leaving.
-func (n *Node) DecThreads() { n.threads[stripe(len(n.threads))].v.Add(-1) }
 
 // Threads is the number of calls in flight (Java's curThreadNum).
 func (n *Node) Threads() int64 {

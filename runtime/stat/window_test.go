@@ -102,9 +102,9 @@ func TestWindowBuckets(t *testing.T) {
 
 func TestNodePreviousSecond(t *testing.T) {
 	n := NewNode(false)
-	n.AddPass(t0+100, 3)
-	n.AddPass(t0+700, 4)
-	n.AddPass(t0+1200, 5)
+	pass(n, t0+100, 3)
+	pass(n, t0+700, 4)
+	pass(n, t0+1200, 5)
 	assert.EqualValues(t, 7, n.PreviousPassQPS(t0+1999), "the whole second [t0, t0+1000)")
 	assert.EqualValues(t, 5, n.PreviousPassQPS(t0+2000))
 	assert.EqualValues(t, 9, n.PassQPS(t0+1200))
@@ -112,12 +112,12 @@ func TestNodePreviousSecond(t *testing.T) {
 
 func TestNodeMetrics(t *testing.T) {
 	n := NewNode(true)
-	n.IncThreads()
-	n.IncThreads()
-	n.AddPass(t0, 2)
-	n.AddBlock(t0, 1)
-	n.AddCompletion(t0+20, 20, 1, false)
-	n.DecThreads()
+	tk := TickAt(t0)
+	tk.Pass(n, 1)
+	tk.Pass(n, 1)
+	tk.Block(n, 1)
+	done := TickAt(t0 + 20)
+	done.Complete(n, 20, 1, false)
 	m := n.Metrics(t0 + 20)
 	assert.Equal(t, Metrics{
 		PassQPS: 2, BlockQPS: 1, SuccessQPS: 1, AvgRT: 20, MinRT: 20, Threads: 1,
@@ -214,16 +214,15 @@ func TestTryAddNeverOvershoots(t *testing.T) {
 func BenchmarkNodePassComplete(b *testing.B) {
 	n := NewNode(true)
 	for b.Loop() {
-		n.IncThreads()
-		n.AddPass(t0, 1)
-		n.AddCompletion(t0, 1, 1, false)
-		n.DecThreads()
+		tk := TickAt(t0)
+		tk.Pass(n, 1)
+		tk.Complete(n, 1, 1, false)
 	}
 }
 
 func BenchmarkNodePassQPS(b *testing.B) {
 	n := NewNode(false)
-	n.AddPass(t0, 1)
+	pass(n, t0, 1)
 	for b.Loop() {
 		_ = n.PassQPS(t0)
 	}
@@ -233,10 +232,10 @@ func TestNodeHistoryKeepsEverySecondOfTheMinute(t *testing.T) {
 	n := NewNode(true)
 	for s := int64(0); s < 10; s++ {
 		tk := TickAt(t0 + s*1000 + 100)
-		n.CountPass(&tk, s+1)
+		tk.Pass(n, s+1)
 		tk = TickAt(t0 + s*1000 + 700) // the second half of the second
-		n.CountPass(&tk, 1)
-		n.CountCompletion(&tk, 10+s, 1, s%2 == 0)
+		tk.Pass(n, 1)
+		tk.Complete(n, 10+s, 1, s%2 == 0)
 	}
 	h := n.History(t0 + 9500)
 	require.Len(t, h, 10, "buckets moved to the minute and buckets still in the ring, merged")
@@ -269,8 +268,8 @@ func TestNodeHistoryLosesNothingUnderConcurrentWriters(t *testing.T) {
 		wg.Go(func() {
 			for range perWriter {
 				tk := TickAt(now.Load())
-				n.CountPass(&tk, 1)
-				n.CountCompletion(&tk, 2, 1, false)
+				tk.Pass(n, 1)
+				tk.Complete(n, 2, 1, false)
 			}
 		})
 	}
@@ -286,4 +285,10 @@ func TestNodeHistoryLosesNothingUnderConcurrentWriters(t *testing.T) {
 	assert.EqualValues(t, writers*perWriter, succ)
 	assert.EqualValues(t, 2*writers*perWriter, rt)
 	assert.EqualValues(t, 0, n.Threads())
+}
+
+// pass counts count passes on n at now, as one call.
+func pass(n *Node, now, count int64) {
+	tk := TickAt(now)
+	tk.Pass(n, count)
 }
