@@ -49,15 +49,41 @@
 //
 // A slot binds to each resource (Slot.Bind) and takes part in its calls only
 // where it has rules for it, so a call pays for the rules of its resource
-// and for nothing else. Chains are bound for at most MaxResources resources;
-// calls past that cap, and calls in contexts past MaxContexts, pass
-// unchecked, as in Java, with one warning. Origins are counted apart for at
-// most MaxOriginsPerResource callers of a resource (Java has no cap; origins
-// often come from request headers, which callers choose).
+// and for nothing else.
+//
+// # Bounded tables
+//
+// Callers choose much of what the runtime keeps: origins come from request
+// headers, resource names from URL paths. Every table is bounded in entries
+// and bytes, a new value costs O(1) however many came before, and what does
+// not fit is counted together, never waved through:
+//
+//   - resources: MaxResources created by calls, plus as many again that are
+//     declared (Declare) or named by a rule (ResourceNamer); calls to further
+//     names count on OverflowResourceName, whose chain still applies the
+//     rules for every resource (system rules, default breakers);
+//   - contexts: MaxContexts names besides the default; calls in further
+//     contexts count under the entrance OverflowContextName and are checked
+//     as usual;
+//   - origins: MaxOriginBytes each, MaxOriginsPerResource per resource and
+//     MaxOrigins in all; further origins count on one overflow node
+//     (OverflowOrigin), which flow rules for "other" limit as one caller.
+//     An origin a rule names keeps a node of its own (ReserveOrigin).
+//
+// Java passes calls past its caps unchecked and keeps origins without
+// bound.
+//
+// # The block log
 //
 // The Log slot writes Java's block log through the logger (SetLogger): one
 // line per resource, block type, rule and origin per second, with the
-// number of blocks it stands for, never one line per blocked call.
+// number of blocks it stands for, never one line per blocked call. Under a
+// storm of distinct origins it stays small: the busiest
+// DefaultBlockLogLines combinations get a line each (SetBlockLogLines), the
+// rest of the second is folded into one line per resource and one for the
+// remaining resources, and the lines' blocks add up to every block. Values
+// are written valid UTF-8 with control characters escaped and cut to a few
+// hundred bytes, so a caller can neither forge a line nor blow one up.
 //
 // # Where this differs from Java
 //
