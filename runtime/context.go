@@ -128,8 +128,10 @@ func entrance(name string) *EntranceNode {
 		return n
 	}
 	overflowEntranceUsed.Store(true)
-	warnOnce(&contextsCapWarned, "sentinel: context name limit reached; calls in further contexts are counted together",
-		"limit", MaxContexts, "context", safeAttr(name), "counted as", OverflowContextName)
+	if !contextsCapWarned.Load() { // the arguments allocate: only build them once
+		warnOnce(&contextsCapWarned, "sentinel: context name limit reached; calls in further contexts are counted together",
+			"limit", MaxContexts, "context", safeAttr(name), "counted as", OverflowContextName)
+	}
 	return overflowEntrance
 }
 

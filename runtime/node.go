@@ -107,8 +107,10 @@ func (n *ClusterNode) originNode(origin string, reserve bool) *stat.Node {
 		if s, ok := n.origins.LoadOrCreate(origin, reserve, func() *stat.Node { return stat.NewNode(false) }); ok {
 			return s
 		}
-		warnOnce(&n.originsFull, "sentinel: origin limit reached on a resource; further origins are counted together",
-			"resource", safeAttr(n.name), "limit", MaxOriginsPerResource, "counted as", OverflowOrigin)
+		if !n.originsFull.Load() { // the arguments allocate: only build them once
+			warnOnce(&n.originsFull, "sentinel: origin limit reached on a resource; further origins are counted together",
+				"resource", safeAttr(n.name), "limit", MaxOriginsPerResource, "counted as", OverflowOrigin)
+		}
 	}
 	if s := n.overflow.Load(); s != nil {
 		return s

@@ -139,8 +139,10 @@ func resourceNamed(name string, declared bool) *Resource {
 			return r
 		}
 	}
-	warnOnce(&resourceWarned, "sentinel: resource limit reached; calls to further resources are counted together",
-		"limit", MaxResources, "resource", safeAttr(name), "counted as", OverflowResourceName)
+	if !resourceWarned.Load() { // the arguments allocate: only build them once
+		warnOnce(&resourceWarned, "sentinel: resource limit reached; calls to further resources are counted together",
+			"limit", MaxResources, "resource", safeAttr(name), "counted as", OverflowResourceName)
+	}
 	return overflowResource
 }
 
