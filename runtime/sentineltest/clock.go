@@ -26,7 +26,9 @@ var (
 
 // Clock returns the hand-stepped clock the runtime reads during the test:
 // the one Reset installed for tb or a test it runs under, or else a fresh
-// clock installed now and restored when the test ends.
+// clock installed now and restored when the test ends. Tests running in
+// parallel share one clock (the runtime has one): see the package
+// documentation.
 func Clock(tb testing.TB) *clocktest.Clock {
 	tb.Helper()
 	return acquire(tb, false)
