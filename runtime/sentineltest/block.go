@@ -34,7 +34,7 @@ func (r Rule) String() string {
 
 // forced is one block a test placed.
 type forced struct {
-	owner testing.TB
+	owner string // the test's name
 	rule  *Rule
 }
 
@@ -66,10 +66,11 @@ func Block(tb testing.TB, resource string, blockType runtime.BlockType) {
 	if blockType < runtime.BlockFlow || blockType > runtime.BlockCustom {
 		tb.Fatalf("sentineltest.Block(%q): %v is not a block type (runtime.BlockFlow ... runtime.BlockCustom)", resource, blockType)
 	}
-	if other := place(tb, resource, blockType); other != nil {
-		tb.Fatalf("sentineltest.Block(%q): %s blocked it already and runs at the same time; tests running in parallel must block distinct resources", resource, other.Name())
+	name := tb.Name()
+	if other, ok := place(name, resource, blockType); !ok {
+		tb.Fatalf("sentineltest.Block(%q): %s blocked it already and runs at the same time; tests running in parallel must block distinct resources", resource, other)
 	}
-	tb.Cleanup(func() { lift(tb, resource) })
+	tb.Cleanup(func() { lift(name, resource) })
 }
 
 // OpenBreaker forces resource's circuit breaker open until the test ends:
@@ -80,28 +81,28 @@ func OpenBreaker(tb testing.TB, resource string) {
 	Block(tb, resource, runtime.BlockDegrade)
 }
 
-// place records tb's block of resource, or returns the unrelated running
-// test that blocked it already.
-func place(tb testing.TB, resource string, t runtime.BlockType) testing.TB {
+// place records the named test's block of resource; it refuses, naming
+// the other test, when an unrelated running test blocked it already.
+func place(name, resource string, t runtime.BlockType) (other string, ok bool) {
 	blockMu.Lock()
 	defer blockMu.Unlock()
 	for _, f := range placed[resource] {
-		if !within(tb, f.owner) {
-			return f.owner
+		if !within(name, f.owner) {
+			return f.owner, false
 		}
 	}
-	placed[resource] = append(placed[resource], forced{owner: tb, rule: &Rule{Resource: resource, BlockType: t}})
+	placed[resource] = append(placed[resource], forced{owner: name, rule: &Rule{Resource: resource, BlockType: t}})
 	publish()
-	return nil
+	return "", true
 }
 
-// lift removes tb's blocks of resource.
-func lift(tb testing.TB, resource string) {
+// lift removes the named test's blocks of resource.
+func lift(name, resource string) {
 	blockMu.Lock()
 	defer blockMu.Unlock()
 	kept := placed[resource][:0]
 	for _, f := range placed[resource] {
-		if f.owner != tb {
+		if f.owner != name {
 			kept = append(kept, f)
 		}
 	}

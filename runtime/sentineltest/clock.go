@@ -13,7 +13,7 @@ import (
 type lease struct {
 	clock   *clocktest.Clock
 	restore func()
-	holders map[testing.TB]int
+	holders map[string]int // by test name
 }
 
 var (
@@ -50,11 +50,12 @@ func acquire(tb testing.TB, fresh bool) *clocktest.Clock {
 	}
 	if l == nil {
 		c := clocktest.New()
-		l = &lease{clock: c, restore: runtime.SetClock(c), holders: map[testing.TB]int{}}
+		l = &lease{clock: c, restore: runtime.SetClock(c), holders: map[string]int{}}
 		leases = append(leases, l)
 	}
-	l.holders[tb]++
-	tb.Cleanup(func() { release(l, tb) })
+	name := tb.Name()
+	l.holders[name]++
+	tb.Cleanup(func() { release(l, name) })
 	return l.clock
 }
 
@@ -62,20 +63,20 @@ func acquire(tb testing.TB, fresh bool) *clocktest.Clock {
 // under: then a fresh clock for tb disturbs no other running test.
 func onlyFamily(l *lease, tb testing.TB) bool {
 	for h := range l.holders {
-		if !within(tb, h) {
+		if !within(tb.Name(), h) {
 			return false
 		}
 	}
 	return true
 }
 
-// release ends one of tb's holds on l, and puts back the clocks no test
-// holds any more, innermost first.
-func release(l *lease, tb testing.TB) {
+// release ends one of the named test's holds on l, and puts back the
+// clocks no test holds any more, innermost first.
+func release(l *lease, name string) {
 	clockMu.Lock()
 	defer clockMu.Unlock()
-	if l.holders[tb]--; l.holders[tb] <= 0 {
-		delete(l.holders, tb)
+	if l.holders[name]--; l.holders[name] <= 0 {
+		delete(l.holders, name)
 	}
 	for n := len(leases); n > 0 && len(leases[n-1].holders) == 0; n-- {
 		leases[n-1].restore()
