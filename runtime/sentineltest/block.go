@@ -62,13 +62,16 @@ func Block(tb testing.TB, resource string, blockType runtime.BlockType) {
 	tb.Helper()
 	if resource == "" {
 		tb.Fatal("sentineltest.Block: empty resource name")
+		return // for a testing.TB whose Fatal returns
 	}
 	if blockType < runtime.BlockFlow || blockType > runtime.BlockCustom {
 		tb.Fatalf("sentineltest.Block(%q): %v is not a block type (runtime.BlockFlow ... runtime.BlockCustom)", resource, blockType)
+		return
 	}
 	name := tb.Name()
 	if other, ok := place(name, resource, blockType); !ok {
 		tb.Fatalf("sentineltest.Block(%q): %s blocked it already and runs at the same time; tests running in parallel must block distinct resources", resource, other)
+		return
 	}
 	tb.Cleanup(func() { lift(name, resource) })
 }
