@@ -189,6 +189,9 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 		}
 	}
 	c.sc, c.parent = contextOf(ctx)
+	if disabled.Load() {
+		return e, nil // switched off: unchecked and uncounted, as Java's entry without a chain
+	}
 
 	chain := r.chain()
 	c.chain = chain
