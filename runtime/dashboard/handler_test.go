@@ -163,3 +163,19 @@ func TestMountedUnderAPrefix(t *testing.T) {
 	code, _ = get(t, srv, "/sentinel/api/snapshot")
 	assert.Equal(t, http.StatusOK, code)
 }
+
+func TestSnapshotShowsTheGlobalSwitch(t *testing.T) {
+	srv := httptest.NewServer(dashboard.New())
+	defer srv.Close()
+	defer runtime.SetEnabled(true)
+
+	var s dashboard.Snapshot
+	getJSON(t, srv, "/api/snapshot", &s)
+	assert.True(t, s.Enabled)
+
+	runtime.SetEnabled(false)
+	getJSON(t, srv, "/api/snapshot", &s)
+	assert.False(t, s.Enabled, "the page shows the switch off")
+	_, page := get(t, srv, "/")
+	assert.Contains(t, page, `id="switch"`)
+}

@@ -73,7 +73,8 @@ func (h *Handler) sourceStates() []SourceState {
 
 // Snapshot is everything the page shows, in one response.
 type Snapshot struct {
-	Now       int64          `json:"now"` // Unix ms of the runtime's clock
+	Now       int64          `json:"now"`     // Unix ms of the runtime's clock
+	Enabled   bool           `json:"enabled"` // the global switch (runtime.SetEnabled)
 	Resources []Resource     `json:"resources"`
 	Inbound   Resource       `json:"inbound"`
 	Rules     map[string]any `json:"rules"`
@@ -87,6 +88,7 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {
 	in := runtime.InboundNode()
 	s := Snapshot{
 		Now:       now,
+		Enabled:   runtime.Enabled(),
 		Resources: busiest(now, h.limit),
 		Inbound:   Resource{Name: "inbound", Traffic: "in", Metrics: in.Metrics(now), History: history(in.History(now), now)},
 		Rules:     h.rules(),

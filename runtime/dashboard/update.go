@@ -37,6 +37,22 @@ type RuleFile struct {
 	Save func(kind datasource.Kind) error
 }
 
+// SaveRules saves the rules of f.Kind now in force where f says: f.Save
+// when set, else file.Write to f.Path. Other rule writers (the Java
+// dashboard's setRules in runtime/transport) write back through it too.
+func (f RuleFile) SaveRules() error {
+	if f.Kind == nil {
+		return errors.New("no rule kind to save")
+	}
+	if f.Save != nil {
+		return f.Save(f.Kind)
+	}
+	if f.Path == "" {
+		return errors.New("no rule file to save to")
+	}
+	return file.Write(f.Path, f.Kind)
+}
+
 // WithRuleUpdates turns rule updates on for the given files. Without it
 // the handler is read-only and PUT is refused with 403.
 //
@@ -94,15 +110,7 @@ func (h *Handler) serveRuleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	save := rf.Save
-	if save == nil {
-		if rf.Path == "" {
-			save = func(datasource.Kind) error { return errors.New("no rule file to save to") }
-		} else {
-			save = func(k datasource.Kind) error { return file.Write(rf.Path, k) }
-		}
-	}
-	if err := save(rf.Kind); err != nil {
+	if err := rf.SaveRules(); err != nil {
 		runtime.Logger().Error("sentinel: dashboard rule update loaded but not saved",
 			slog.String("kind", kind), slog.String("path", rf.Path), slog.Any("error", err))
 		writeError(w, http.StatusInternalServerError, "the rules are in force but were not saved: "+err.Error())
