@@ -1,0 +1,99 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// heartbeats registers the machine with every dashboard now and then every
+// HeartbeatInterval, until Close. Each dashboard gets its own request, so
+// one that is down delays no other (Java's simple-http sender only ever
+// uses the first address).
+func (s *Server) heartbeats() {
+	defer s.wg.Done()
+	down := make([]bool, len(s.dashboards))
+	t := time.NewTicker(s.cfg.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		for i, d := range s.dashboards {
+			err := s.sendHeartbeat(d)
+			switch {
+			case err != nil && !down[i]:
+				down[i] = true
+				runtime.Logger().Warn("sentinel: dashboard heartbeat failed; retrying every interval, logged again when it succeeds",
+					slog.String("dashboard", d.String()), slog.Any("error", err))
+			case err == nil && down[i]:
+				down[i] = false
+				runtime.Logger().Info("sentinel: dashboard heartbeat succeeds again", slog.String("dashboard", d.String()))
+			}
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// heartbeatForm is Java's HeartbeatMessage: what the dashboard's
+// MachineRegistryController reads.
+func (s *Server) heartbeatForm() url.Values {
+	return url.Values{
+		"app":      {s.cfg.App},
+		"app_type": {strconv.Itoa(s.cfg.AppType)},
+		"hostname": {s.cfg.Hostname},
+		"ip":       {s.clientIP},
+		"port":     {strconv.Itoa(s.port)},
+		"v":        {Version},
+		// Java sends its clock's milliseconds as the heartbeat's version.
+		"version": {strconv.FormatInt(time.Now().UnixMilli(), 10)},
+	}
+}
+
+// sendHeartbeat posts one heartbeat. The dashboard answers 200 with a
+// Result even when it refuses the machine, so a Result with success false
+// is a failure too, with the dashboard's message.
+func (s *Server) sendHeartbeat(d Endpoint) error {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	u := d.String() + s.cfg.HeartbeatPath
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(s.heartbeatForm().Encode()))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=UTF-8")
+	resp, err := s.cfg.HTTPClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: HTTP %d", u, resp.StatusCode)
+	}
+	var result struct {
+		Success *bool  `json:"success"`
+		Msg     string `json:"msg"`
+	}
+	if json.Unmarshal(body, &result) == nil && result.Success != nil && !*result.Success {
+		return fmt.Errorf("%s refused the machine: %s", u, result.Msg)
+	}
+	return nil
+}
