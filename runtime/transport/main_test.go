@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"context"
 	"io"
 	"log/slog"
@@ -108,3 +109,5 @@ func captureLog(t *testing.T) *logBuffer {
 	t.Cleanup(func() { runtime.SetLogger(slog.New(slog.DiscardHandler)) })
 	return lb
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

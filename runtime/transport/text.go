@@ -33,7 +33,7 @@ func table(b *strings.Builder, widths []int, header []string, rows [][]string) {
 	for _, r := range rows {
 		nameLen = max(nameLen, len([]rune(r[1])))
 	}
-	nameLen = min(max(nameLen, 1), maxNameLen)
+	nameLen = min(max(nameLen, len(header[1])), maxNameLen)
 	widths = append([]int(nil), widths...)
 	widths[1] = nameLen + 1
 	line := func(cells []string) {
