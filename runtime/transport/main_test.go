@@ -2,8 +2,8 @@ package transport_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"

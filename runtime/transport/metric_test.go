@@ -40,10 +40,10 @@ func traffic(t *testing.T, clk *clocktest.Clock, resource string, seconds int) {
 
 // metricNode is what the dashboard's MetricNode.fromThinString reads.
 type metricNode struct {
-	timestamp                                            int64
-	resource                                             string
+	timestamp                                           int64
+	resource                                            string
 	pass, block, success, exception, rt, occupied, conc int64
-	classification                                       int64
+	classification                                      int64
 }
 
 // fromThinString parses a line as Java's MetricNode.fromThinString: split
