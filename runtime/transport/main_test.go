@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 }
 
 // start runs a command center on a free loopback port for the test.
-func start(t *testing.T, cfg transport.Config) *transport.Server {
+func start(t testing.TB, cfg transport.Config) *transport.Server {
 	t.Helper()
 	if cfg.App == "" {
 		cfg.App = "transport-test"

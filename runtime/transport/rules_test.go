@@ -251,3 +251,11 @@ func TestSetRulesDataEncoding(t *testing.T) {
 	require.Equal(t, http.StatusOK, code, body)
 	assert.Equal(t, "by-get", flow.Rules()[0].Resource)
 }
+
+func clearRulesTB(tb testing.TB) {
+	_ = flow.LoadRules(nil)
+	_ = degrade.LoadRules(nil)
+	_ = system.LoadRules(nil)
+	_ = authority.LoadRules(nil)
+	_ = paramflow.LoadRules(nil)
+}
