@@ -111,3 +111,10 @@ func captureLog(t *testing.T) *logBuffer {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+func handClockB(b *testing.B) *clocktest.Clock {
+	b.Helper()
+	c := clocktest.New()
+	b.Cleanup(runtime.SetClock(c))
+	return c
+}
