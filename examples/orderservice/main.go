@@ -19,11 +19,14 @@
 // Usage:
 //
 //	go run ./examples/orderservice [-addr 127.0.0.1:8080] [-rules DIR] [-payments URL]
+//	    [-dashboard HOST:PORT [-sentinel-api 127.0.0.1:8719] [-app orderservice]]
 //	go run ./examples/orderservice -demo
 //
 // Without -rules the service copies its built-in rule files to a temporary
 // directory and prints it: edit them while it runs. The live dashboard is at
-// /sentinel/ and Prometheus metrics at /metrics. -demo starts the
+// /sentinel/ and Prometheus metrics at /metrics. With -dashboard the service
+// registers with a Java sentinel-dashboard, which shows its traffic and
+// sets its rules (written back to the rule files). -demo starts the
 // service on a free port, drives load at it for about ten seconds, prints
 // a table per second, edits a rule file mid-run, and exits.
 package main
@@ -61,6 +64,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	payments := flags.String("payments", "", "payment provider URL (default: a built-in flaky provider)")
 	demo := flags.Bool("demo", false, "run the demo: serve on a free port, drive load, print a table, edit a rule, exit")
 	demoFor := flags.Duration("demo-duration", 10*time.Second, "how long the demo drives load")
+	sentinelDash := addDashboardFlags(flags)
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -89,6 +93,12 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "orderservice listening on %s, rules in %s\n", a.URL(), cfg.rulesDir)
+	stopDash, err := sentinelDash.start(ctx, cfg.rulesDir, stdout)
+	if err != nil {
+		_ = a.Close()
+		return err
+	}
+	defer stopDash()
 	select {
 	case <-ctx.Done():
 	case err := <-a.served:
