@@ -100,6 +100,9 @@ func (c Config) withDefaults() Config {
 	if c.Hostname == "" {
 		c.Hostname, _ = os.Hostname()
 	}
+	if len(c.Hostname) > 256 {
+		c.Hostname = c.Hostname[:256] // the dashboard refuses longer ones
+	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: 3 * time.Second}
 	}

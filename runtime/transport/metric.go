@@ -158,7 +158,8 @@ func metric(p params) (string, error) {
 		}
 		end = end - end%1000
 		for _, n := range MetricNodes(now, start, end) {
-			if identity == "" || n.Resource == identity {
+			// Java matches identity against the name as the line has it.
+			if identity == "" || n.Resource == identity || lineName(n.Resource) == identity {
 				nodes = append(nodes, n)
 			}
 		}
