@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,6 +26,9 @@ func (s *Server) heartbeats() {
 	for {
 		for i, d := range s.dashboards {
 			err := s.sendHeartbeat(d)
+			if s.ctx.Err() != nil {
+				return // closing: an interrupted heartbeat is no outage
+			}
 			switch {
 			case err != nil && !down[i]:
 				down[i] = true
@@ -38,7 +40,7 @@ func (s *Server) heartbeats() {
 			}
 		}
 		select {
-		case <-s.stop:
+		case <-s.ctx.Done():
 			return
 		case <-t.C:
 		}
@@ -64,17 +66,8 @@ func (s *Server) heartbeatForm() url.Values {
 // Result even when it refuses the machine, so a Result with success false
 // is a failure too, with the dashboard's message.
 func (s *Server) sendHeartbeat(d Endpoint) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-s.stop:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	u := d.String() + s.cfg.HeartbeatPath
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(s.heartbeatForm().Encode()))
+	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, u, strings.NewReader(s.heartbeatForm().Encode()))
 	if err != nil {
 		return err
 	}

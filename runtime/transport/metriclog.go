@@ -254,7 +254,7 @@ func (s *Server) writeMetricLog() {
 	failing := false
 	for {
 		select {
-		case <-s.stop:
+		case <-s.ctx.Done():
 			return
 		case <-t.C:
 		}

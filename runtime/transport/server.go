@@ -37,7 +37,11 @@ type Server struct {
 	// the last rules loaded.
 	rulesMu sync.Mutex
 
-	stop      chan struct{}
+	// ctx is cancelled by Close: it ends the loops and any heartbeat in
+	// flight.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	stopWatch func() bool // stops the watch of Start's ctx
 	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
@@ -79,8 +83,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		started:    runtime.NowMillis(),
 		sem:        make(chan struct{}, cfg.MaxConcurrent),
 		metricLog:  ml,
-		stop:       make(chan struct{}),
 	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.clientIP = cfg.ClientIP
 	if s.clientIP == "" {
 		s.clientIP = advertisedIP(ln.Addr().(*net.TCPAddr).IP)
@@ -110,15 +114,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.wg.Add(1)
 		go s.writeMetricLog()
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		select {
-		case <-ctx.Done():
-			go s.Close() //nolint:errcheck // logged by Close's caller path
-		case <-s.stop:
-		}
-	}()
+	s.stopWatch = context.AfterFunc(ctx, func() { _ = s.Close() })
 	runtime.Logger().Info("sentinel: command center listening",
 		slog.String("addr", ln.Addr().String()), slog.String("app", cfg.App),
 		slog.String("dashboard", cfg.Dashboard), slog.String("ip", s.clientIP))
@@ -132,7 +128,8 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // waits for them. It is idempotent.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.stop)
+		s.stopWatch()
+		s.cancel()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		err := s.http.Shutdown(ctx)
