@@ -101,10 +101,14 @@ func boolString(b bool) string {
 	return "false"
 }
 
+// toJSON encodes v without HTML escapes ("&" stays "&"), as fastjson
+// writes.
 func toJSON(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "", err
 	}
-	return string(b), nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
