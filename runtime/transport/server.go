@@ -57,6 +57,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	cfg = cfg.withDefaults()
 	dashboards, err := ParseDashboards(cfg.Dashboard)
 	if err != nil {
