@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,30 +15,28 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
-// heartbeats registers the machine with every dashboard now and then every
-// HeartbeatInterval, until Close. Each dashboard gets its own request, so
-// one that is down delays no other (Java's simple-http sender only ever
-// uses the first address).
-func (s *Server) heartbeats() {
+// heartbeats registers the machine with dashboard d now and then every
+// HeartbeatInterval, until Close. Each dashboard has its own loop, so one
+// that is down or slow delays no other (Java's simple-http sender only
+// ever uses the first address).
+func (s *Server) heartbeats(d Endpoint) {
 	defer s.wg.Done()
-	down := make([]bool, len(s.dashboards))
+	down := false
 	t := time.NewTicker(s.cfg.HeartbeatInterval)
 	defer t.Stop()
 	for {
-		for i, d := range s.dashboards {
-			err := s.sendHeartbeat(d)
-			if s.ctx.Err() != nil {
-				return // closing: an interrupted heartbeat is no outage
-			}
-			switch {
-			case err != nil && !down[i]:
-				down[i] = true
-				runtime.Logger().Warn("sentinel: dashboard heartbeat failed; retrying every interval, logged again when it succeeds",
-					slog.String("dashboard", d.String()), slog.Any("error", err))
-			case err == nil && down[i]:
-				down[i] = false
-				runtime.Logger().Info("sentinel: dashboard heartbeat succeeds again", slog.String("dashboard", d.String()))
-			}
+		err := s.sendHeartbeat(d)
+		if s.ctx.Err() != nil {
+			return // closing: an interrupted heartbeat is no outage
+		}
+		switch {
+		case err != nil && !down:
+			down = true
+			runtime.Logger().Warn("sentinel: dashboard heartbeat failed; retrying every interval, logged again when it succeeds",
+				slog.String("dashboard", d.String()), slog.Any("error", err))
+		case err == nil && down:
+			down = false
+			runtime.Logger().Info("sentinel: dashboard heartbeat succeeds again", slog.String("dashboard", d.String()))
 		}
 		select {
 		case <-s.ctx.Done():
@@ -66,8 +65,12 @@ func (s *Server) heartbeatForm() url.Values {
 // Result even when it refuses the machine, so a Result with success false
 // is a failure too, with the dashboard's message.
 func (s *Server) sendHeartbeat(d Endpoint) error {
+	// Whatever the client's own timeout, a heartbeat gives up when the
+	// next one is due.
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.HeartbeatInterval)
+	defer cancel()
 	u := d.String() + s.cfg.HeartbeatPath
-	req, err := http.NewRequestWithContext(s.ctx, http.MethodPost, u, strings.NewReader(s.heartbeatForm().Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(s.heartbeatForm().Encode()))
 	if err != nil {
 		return err
 	}

@@ -208,3 +208,32 @@ func TestHeartbeatsNeverBlockClose(t *testing.T) {
 		t.Fatal("Close waited for a hanging dashboard")
 	}
 }
+
+// One dashboard that hangs delays no other; an https dashboard is called
+// over TLS with the configured client.
+func TestASlowDashboardDelaysNoOther(t *testing.T) {
+	hang := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	defer slow.Close()
+	defer close(hang)
+	got := make(chan struct{}, 100)
+	tlsDash := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- struct{}{}:
+		default:
+		}
+	}))
+	defer tlsDash.Close()
+	start(t, transport.Config{
+		Dashboard:         slow.Listener.Addr().String() + "," + tlsDash.URL,
+		HeartbeatInterval: 10 * time.Millisecond,
+		HTTPClient:        tlsDash.Client(),
+	})
+	for range 3 {
+		select {
+		case <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the https dashboard got no heartbeat while the other hangs")
+		}
+	}
+}

@@ -109,9 +109,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			runtime.Logger().Error("sentinel: command center stopped", slog.Any("error", err))
 		}
 	}()
-	if len(dashboards) > 0 {
+	for _, d := range dashboards {
 		s.wg.Add(1)
-		go s.heartbeats()
+		go s.heartbeats(d)
 	}
 	if ml != nil {
 		s.wg.Add(1)
