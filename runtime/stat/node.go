@@ -62,11 +62,28 @@ func (n *Node) SecondWindow() *Window { return n.second }
 // current second included, oldest first; seconds without a bucket are left
 // out. It is empty for a node without history.
 func (n *Node) History(now int64) []Counts {
+	cur := now - now%1000
+	return n.seconds(cur-(MinuteSampleCount-1)*1000, cur)
+}
+
+// WholeSeconds returns the node's counts for each of the
+// MinuteSampleCount whole seconds before now's second, oldest first;
+// seconds without a bucket are left out. The oldest of them is still held
+// during now's second: its slot of the minute is only reused when now's
+// second moves there, two seconds on. It is empty for a node without
+// history.
+func (n *Node) WholeSeconds(now int64) []Counts {
+	cur := now - now%1000
+	return n.seconds(cur-MinuteSampleCount*1000, cur-1000)
+}
+
+// seconds merges the minute and the ring into one Counts per second from
+// from to cur (Unix ms of whole seconds, both included, at most
+// MinuteSampleCount seconds).
+func (n *Node) seconds(from, cur int64) []Counts {
 	if n.minute == nil {
 		return nil
 	}
-	cur := now - now%1000
-	from := cur - (MinuteSampleCount-1)*1000
 	var secs [MinuteSampleCount]Counts
 	var seen [MinuteSampleCount]bool
 	merge := func(start int64, b *bucket) {

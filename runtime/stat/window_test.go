@@ -256,6 +256,28 @@ func TestNodeHistoryKeepsEverySecondOfTheMinute(t *testing.T) {
 	assert.Empty(t, NewNode(false).History(t0), "a node without history has none")
 }
 
+// The metric command and the metric log serve whole seconds: the 60
+// before now's second are all still held.
+func TestNodeWholeSecondsAreTheMinuteBeforeNow(t *testing.T) {
+	n := NewNode(true)
+	for s := int64(0); s < 71; s++ {
+		tk := TickAt(t0 + s*1000 + 200)
+		tk.Pass(n, s+1)
+	}
+	now := t0 + 70_400 // in second 70, which is not over
+	w := n.WholeSeconds(now)
+	require.Len(t, w, 60, "a whole minute")
+	for i, c := range w {
+		s := int64(10 + i)
+		assert.Equal(t, t0+s*1000, c.Start)
+		assert.EqualValues(t, s+1, c.Pass, "second %d", s)
+	}
+	h := n.History(now)
+	assert.Equal(t, t0+11_000, h[0].Start, "History ends with the current second")
+	assert.Equal(t, t0+70_000, h[len(h)-1].Start)
+	assert.Empty(t, NewNode(false).WholeSeconds(now))
+}
+
 // Writers racing a moving clock across many seconds: every count ends up
 // in the history exactly once, whether the writer that renewed a bucket
 // moved it or a writer that raced the renewal did.

@@ -44,10 +44,10 @@
 //	getClusterMode, setClusterMode,        cluster mode: off, or a token client of Redis
 //	cluster/client/fetchConfig
 //
-// The metric command answers from the minute of per-second history that
-// the runtime keeps on each resource (Java reads its metric log): the
-// dashboard fetches the last few seconds every second, so a minute is
-// ample. Lines are Java's MetricNode.toThinString:
+// The metric command answers from the per-second history that the runtime
+// keeps on each resource, the 60 whole seconds before the current one
+// (Java reads its metric log): the dashboard fetches a few seconds at a
+// time, every second, from at most 15 s back, so a minute is ample. Lines are Java's MetricNode.toThinString:
 //
 //	timestamp|resource|pass|block|success|exception|rt|occupiedPass|concurrency|classification
 //

@@ -88,8 +88,8 @@ func metricNode(name string, class int, c stat.Counts) MetricNode {
 
 // MetricNodes returns the per-second counts of every resource, and of all
 // inbound calls as __total_inbound_traffic__, for the whole seconds from
-// from to to (Unix ms, both inclusive, read as their seconds) that are
-// over at now and in the minute of history the runtime keeps. Seconds
+// from to to (Unix ms, both inclusive, read as their seconds) among the 60
+// before now's second, which the runtime keeps (stat.Node.WholeSeconds). Seconds
 // without a call are left out, as Java leaves them out. The result is
 // ordered by time, then by resource name, the inbound total last.
 func MetricNodes(now, from, to int64) []MetricNode {
@@ -109,10 +109,10 @@ func MetricNodes(now, from, to int64) []MetricNode {
 	}
 	for _, r := range runtime.Resources() {
 		if cn := r.ClusterNode(); cn != nil {
-			add(r.Name(), int(r.Spec().Type), cn.History(now))
+			add(r.Name(), int(r.Spec().Type), cn.WholeSeconds(now))
 		}
 	}
-	add(TotalInboundName, 0, runtime.InboundNode().History(now))
+	add(TotalInboundName, 0, runtime.InboundNode().WholeSeconds(now))
 	slices.SortStableFunc(out, func(a, b MetricNode) int {
 		return int(a.Timestamp/1000 - b.Timestamp/1000)
 	})

@@ -164,3 +164,20 @@ func TestMetricNodeLines(t *testing.T) {
 	assert.True(t, strings.HasPrefix(fat, "1700000000000|"+time.UnixMilli(1700000000000).Format(time.DateTime)+"|GET:/a_b_c|5|3|"), fat)
 	assert.Len(t, strings.Split(fat, "|"), 11, "Java's fromFatString reads 11 fields")
 }
+
+// The whole minute before now is served, the oldest second included.
+func TestMetricServesTheLastSixtySeconds(t *testing.T) {
+	clk := handClock(t)
+	t0 := clk.Millis()
+	res := "metric.minute"
+	traffic(t, clk, res, 61)
+	clk.Advance(300 * time.Millisecond)
+	srv := start(t, transport.Config{})
+	_, body := get(t, srv, "metric", url.Values{
+		"startTime": {strconv.FormatInt(t0, 10)}, "endTime": {strconv.FormatInt(clk.Millis(), 10)}, "identity": {res},
+	})
+	lines := strings.Split(strings.TrimSuffix(body, "\n"), "\n")
+	require.Len(t, lines, 60, "seconds 1 to 60 of the 61")
+	assert.Equal(t, t0+1000, fromThinString(t, lines[0]).timestamp)
+	assert.Equal(t, t0+60_000, fromThinString(t, lines[59]).timestamp)
+}
