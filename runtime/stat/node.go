@@ -66,15 +66,16 @@ func (n *Node) History(now int64) []Counts {
 	return n.seconds(cur-(MinuteSampleCount-1)*1000, cur)
 }
 
-// WholeSeconds returns the node's counts for each of the
-// MinuteSampleCount whole seconds before now's second, oldest first;
-// seconds without a bucket are left out. The oldest of them is still held
-// during now's second: its slot of the minute is only reused when now's
-// second moves there, two seconds on. It is empty for a node without
+// WholeSeconds returns the node's counts for each whole second from
+// from's to the one before now's, oldest first, at most the
+// MinuteSampleCount seconds before now's; seconds without a bucket are
+// left out. The oldest of the minute is still held during now's second:
+// its slot is only reused when now's second moves there, two seconds on.
+// Only the seconds asked for are summed. It is empty for a node without
 // history.
-func (n *Node) WholeSeconds(now int64) []Counts {
+func (n *Node) WholeSeconds(now, from int64) []Counts {
 	cur := now - now%1000
-	return n.seconds(cur-MinuteSampleCount*1000, cur-1000)
+	return n.seconds(max(from-from%1000, cur-MinuteSampleCount*1000), cur-1000)
 }
 
 // seconds merges the minute and the ring into one Counts per second from
@@ -116,7 +117,13 @@ func (n *Node) seconds(from, cur int64) []Counts {
 			merge(b.start, b)
 		}
 	}
-	out := make([]Counts, 0, MinuteSampleCount)
+	k := 0
+	for _, ok := range seen {
+		if ok {
+			k++
+		}
+	}
+	out := make([]Counts, 0, k)
 	for i := range secs {
 		if seen[i] {
 			out = append(out, secs[i])

@@ -265,7 +265,7 @@ func TestNodeWholeSecondsAreTheMinuteBeforeNow(t *testing.T) {
 		tk.Pass(n, s+1)
 	}
 	now := t0 + 70_400 // in second 70, which is not over
-	w := n.WholeSeconds(now)
+	w := n.WholeSeconds(now, 0)
 	require.Len(t, w, 60, "a whole minute")
 	for i, c := range w {
 		s := int64(10 + i)
@@ -275,7 +275,11 @@ func TestNodeWholeSecondsAreTheMinuteBeforeNow(t *testing.T) {
 	h := n.History(now)
 	assert.Equal(t, t0+11_000, h[0].Start, "History ends with the current second")
 	assert.Equal(t, t0+70_000, h[len(h)-1].Start)
-	assert.Empty(t, NewNode(false).WholeSeconds(now))
+	w = n.WholeSeconds(now, t0+65_500)
+	require.Len(t, w, 5, "seconds 65 to 69")
+	assert.Equal(t, t0+65_000, w[0].Start)
+	assert.Empty(t, n.WholeSeconds(now, now), "now's second is not over")
+	assert.Empty(t, NewNode(false).WholeSeconds(now, 0))
 }
 
 // Writers racing a moving clock across many seconds: every count ends up

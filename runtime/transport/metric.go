@@ -2,7 +2,6 @@ package transport
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,27 +94,36 @@ func metricNode(name string, class int, c stat.Counts) MetricNode {
 func MetricNodes(now, from, to int64) []MetricNode {
 	cur := now - now%1000
 	from -= from % 1000
-	var out []MetricNode
+	// One list per second of the minute, filled in resource order, so the
+	// result is ordered by concatenating them.
+	first := max(from, cur-stat.MinuteSampleCount*1000)
+	var bySecond [stat.MinuteSampleCount][]MetricNode
 	add := func(name string, class int, h []stat.Counts) {
 		for _, c := range h {
-			if c.Start < from || c.Start > to || c.Start >= cur {
+			if c.Start < first || c.Start > to || c.Start >= cur {
 				continue
 			}
 			if c.Pass == 0 && c.Block == 0 && c.Success == 0 && c.Exception == 0 && c.RT == 0 {
 				continue
 			}
-			out = append(out, metricNode(name, class, c))
+			i := (c.Start - first) / 1000
+			bySecond[i] = append(bySecond[i], metricNode(name, class, c))
 		}
 	}
 	for _, r := range runtime.Resources() {
 		if cn := r.ClusterNode(); cn != nil {
-			add(r.Name(), int(r.Spec().Type), cn.WholeSeconds(now))
+			add(r.Name(), int(r.Spec().Type), cn.WholeSeconds(now, from))
 		}
 	}
-	add(TotalInboundName, 0, runtime.InboundNode().WholeSeconds(now))
-	slices.SortStableFunc(out, func(a, b MetricNode) int {
-		return int(a.Timestamp/1000 - b.Timestamp/1000)
-	})
+	add(TotalInboundName, 0, runtime.InboundNode().WholeSeconds(now, from))
+	n := 0
+	for _, l := range bySecond {
+		n += len(l)
+	}
+	out := make([]MetricNode, 0, n)
+	for _, l := range bySecond {
+		out = append(out, l...)
+	}
 	return out
 }
 
