@@ -1,9 +1,11 @@
 package transport_test
 
 import (
+	"net"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,4 +65,33 @@ func TestUnknownCommandIsWhatTheDashboardRecognises(t *testing.T) {
 	code, body := get(t, srv, "gateway/getApiDefinitions", nil)
 	assert.Equal(t, http.StatusBadRequest, code)
 	assert.Contains(t, body, "Unknown command")
+}
+
+// A request line or headers over 64 KiB are refused by the server before
+// any command runs.
+func TestHugeRequestLineIsRefused(t *testing.T) {
+	srv := start(t, transport.Config{})
+	code, _ := get(t, srv, "setRules?type=flow&data="+strings.Repeat("x", 100<<10), nil)
+	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, code)
+}
+
+// Commands in flight are bounded: past MaxConcurrent, a request is
+// answered 503 at once instead of queueing.
+func TestCommandsInFlightAreBounded(t *testing.T) {
+	srv := start(t, transport.Config{MaxConcurrent: 1})
+	// A client that sends headers and part of a body, then stalls, holds
+	// the only place.
+	conn, err := net.Dial("tcp", srv.Addr().String())
+	require.NoError(t, err)
+	_, err = conn.Write([]byte("POST /setRules HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntype=flow&"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		code, _ := get(t, srv, "version", nil)
+		return code == http.StatusServiceUnavailable
+	}, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, conn.Close())
+	require.Eventually(t, func() bool {
+		code, _ := get(t, srv, "version", nil)
+		return code == http.StatusOK
+	}, 5*time.Second, 5*time.Millisecond, "the place is given back")
 }
