@@ -165,9 +165,12 @@ func TestMountedUnderAPrefix(t *testing.T) {
 }
 
 func TestSnapshotShowsTheGlobalSwitch(t *testing.T) {
+	defer runtime.SetClock(clocktest.New())() // a fresh minute: nothing was called in it
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()
 	defer runtime.SetEnabled(true)
+	_, raw := get(t, srv, "/api/snapshot")
+	assert.Contains(t, raw, `"resources":[]`, "an idle service's page still renders")
 
 	var s dashboard.Snapshot
 	getJSON(t, srv, "/api/snapshot", &s)

@@ -104,7 +104,7 @@ func (h *Handler) serveResources(w http.ResponseWriter, r *http.Request) {
 // busiest returns the resources with calls in the last minute, the busiest
 // first, at most limit of them, with their history.
 func busiest(now int64, limit int) []Resource {
-	var out []Resource
+	out := []Resource{} // [] and not null: the page reads its length
 	for _, res := range runtime.Resources() {
 		cn := res.ClusterNode()
 		if cn == nil {
