@@ -201,7 +201,7 @@ func (br *boundRule) release(c *runtime.Call, acquire int64, refused bool) {
 		return
 	}
 	if g := br.existingGate(c); g != nil {
-		g.releaseThreads(acquire)
+		g.releaseThreads()
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -118,7 +119,23 @@ func install(rules []Rule) {
 		next.byKey[k] = cr
 		next.rules = append(next.rules, r)
 	}
+	groupByPattern(next.regex)
 	current.Store(next)
+}
+
+// groupByPattern orders regex rules pattern by pattern, patterns in the
+// order their first rule came, rules of a pattern in load order: Java
+// groups rules by their resource string before matching them.
+func groupByPattern(rules []*compiled) {
+	first := make(map[string]int, len(rules))
+	for i, cr := range rules {
+		if _, ok := first[cr.rule.Resource]; !ok {
+			first[cr.rule.Resource] = i
+		}
+	}
+	sort.SliceStable(rules, func(i, j int) bool {
+		return first[rules[i].rule.Resource] < first[rules[j].rule.Resource]
+	})
 }
 
 // Rules returns a copy of the rules in force, with Java's defaults filled

@@ -19,20 +19,10 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	if rs == nil {
 		return nil
 	}
-	name := r.Name()
-	var applying []*compiled
-	applying = append(applying, rs.exact[name]...)
-	for _, cr := range rs.regex {
-		if cr.re.MatchString(name) {
-			applying = append(applying, cr)
-		}
-	}
+	applying := rulesFor(rs, r.Name())
 	if len(applying) == 0 {
 		return nil
 	}
-	// Java's FlowRuleComparator: specific origins, then "other", then
-	// "default"; cluster rules after local ones; stable otherwise.
-	sort.SliceStable(applying, func(i, j int) bool { return rank(applying[i].rule) < rank(applying[j].rule) })
 
 	// Java's isOtherOrigin compares the caller's origin with the limitApp
 	// of every rule of the resource.
@@ -58,6 +48,38 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 		return nil
 	}
 	return ck
+}
+
+// rulesFor lists the rules that apply to the resource named name, in the
+// order Java's RuleManager.getRules returns them: the resource's own rules
+// sorted by FlowRuleComparator (specific origins, then "other", then
+// "default"; cluster rules after local ones; load order otherwise), then the
+// regex rules that match it, pattern by pattern, each pattern's rules
+// sorted the same way. Java keeps the patterns in a HashMap, whose order is
+// unspecified; they come in the order their first rule was loaded here.
+func rulesFor(rs *ruleSet, name string) []*compiled {
+	own := rs.exact[name]
+	applying := make([]*compiled, 0, len(own))
+	applying = append(applying, own...)
+	byRank(applying)
+	for i := 0; i < len(rs.regex); {
+		// Rules of one pattern are adjacent (install groups them).
+		j := i + 1
+		for j < len(rs.regex) && rs.regex[j].rule.Resource == rs.regex[i].rule.Resource {
+			j++
+		}
+		if rs.regex[i].re.MatchString(name) {
+			start := len(applying)
+			applying = append(applying, rs.regex[i:j]...)
+			byRank(applying[start:])
+		}
+		i = j
+	}
+	return applying
+}
+
+func byRank(rules []*compiled) {
+	sort.SliceStable(rules, func(i, j int) bool { return rank(rules[i].rule) < rank(rules[j].rule) })
 }
 
 func rank(r *Rule) int {
