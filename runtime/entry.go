@@ -80,8 +80,37 @@ func (c *Call) Args() []any {
 func (c *Call) BatchCount() int64 { return int64(c.batch) }
 
 // StartMillis is when the call was entered, in Unix milliseconds of the
-// runtime's clock.
+// runtime's clock (Java's createTimestamp): response times count from it.
 func (c *Call) StartMillis() int64 { return c.start }
+
+// NowMillis is the time the call's checks run at: StartMillis, or, once a
+// check waited (Sleep), the time the wait ended. Its pass or block is
+// counted at this time, after the checks, as Java's StatisticSlot counts it
+// when the slots after it return; in Exit it is ExitMillis.
+func (c *Call) NowMillis() int64 {
+	if c.end == 0 {
+		return c.start
+	}
+	return c.end
+}
+
+// Sleep is how a check waits (throttling, a prioritized call's borrowed
+// window): it pauses for d through the runtime's clock, or until the call's
+// context is done, and returns the context's error when the wait was
+// abandoned. Later checks, and the count of the call's pass, see the time
+// after the wait: at least NowMillis before it plus d, so that a cached
+// millisecond clock a tick behind cannot count the pass in the window the
+// call waited to leave.
+func (c *Call) Sleep(d time.Duration) error {
+	target := c.NowMillis() + d.Milliseconds()
+	err := clock.SleepContext(c.ctx, d)
+	now := clock.Millis()
+	if err == nil {
+		now = max(now, target)
+	}
+	c.end = max(now, c.start, 1)
+	return err
+}
 
 // ExitMillis is when the call exited, on the same clock reading the
 // Statistic slot took its response time from (Java's completeTimestamp);
@@ -193,8 +222,7 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 	chain := r.chain()
 	c.chain = chain
 	c.node = r.node(c.sc, c.parent)
-	now := clock.Millis()
-	c.start = now
+	c.start = clock.Millis()
 
 	for i, ck := range chain.checkers {
 		if b := ck.Check(c); b != nil {
@@ -202,13 +230,17 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 			for _, prev := range chain.checkers[:i] {
 				prev.Exit(c)
 			}
+			now := c.NowMillis()
 			recordBlock(c, now)
 			logBlock(c, b, now)
 			e.exited.Store(true)
 			return nil, b
 		}
 	}
-	recordPass(c, now)
+	// Counted when the checks return, after any wait (Java's StatisticSlot
+	// counts after fireEntry): relate rules, system QPS and warm-up's
+	// previous second then read the second the call passed in.
+	recordPass(c, c.NowMillis())
 	if c.parent != nil {
 		c.parent.link(e)
 	}
@@ -241,8 +273,12 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 		e.exitNested()
 	}
 	now := clock.Millis()
-	c.end = now
-	recordCompletion(c, now)
+	c.end = max(now, c.NowMillis())
+	recordCompletion(c, c.end)
+	if c.chain.gen != generation.Load() {
+		exitAfterReload(c)
+		return
+	}
 	for _, ck := range c.chain.checkers {
 		ck.Exit(c)
 	}

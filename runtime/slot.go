@@ -68,6 +68,35 @@ func namedByRule(name string) bool {
 	return false
 }
 
+// An ExitsOnCurrentRules Checker is exited on the rules in force when the
+// call exits, not on those that admitted it: after a rule change, Exit
+// runs the Checker its slot binds now instead of the one bound at entry.
+// Java's DegradeSlot.exit looks the resource's circuit breakers up at exit,
+// so a call that straddles a reload completes on the new breakers; the
+// degrade slots implement it. Other Checkers are exited as they were bound,
+// so that what a call took (thread counts, tokens) is given back where it
+// was taken.
+type ExitsOnCurrentRules interface {
+	Checker
+	ExitsOnCurrentRules()
+}
+
+// exitAfterReload exits c when the chain changed since c was admitted: the
+// Checkers bound at entry, except those that exit on the current rules,
+// then those of the current chain that do.
+func exitAfterReload(c *Call) {
+	for _, ck := range c.chain.checkers {
+		if _, current := ck.(ExitsOnCurrentRules); !current {
+			ck.Exit(c)
+		}
+	}
+	for _, ck := range c.res.chain().checkers {
+		if _, current := ck.(ExitsOnCurrentRules); current {
+			ck.Exit(c)
+		}
+	}
+}
+
 // ArgsReader is implemented by Checkers that read call arguments, so that
 // Resource.NeedsArgs can tell callers to pass them.
 type ArgsReader interface {

@@ -3,6 +3,7 @@ package flow_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -63,4 +64,36 @@ func TestThreadGradeCountsCallsNotTokens(t *testing.T) {
 	_, b = runtime.Entry(ctx, "batch-threads", runtime.WithBatchCount(3))
 	require.NotNil(t, b, "2 + 3 > 4")
 	e.Exit()
+}
+
+// Java's StatisticSlot.entry counts a call's pass after fireEntry returns,
+// that is after ThrottlingController.canPass has slept for the call's turn:
+// the pass lands in the window the call passed in, while its response time
+// counts from the entry's createTimestamp, the wait included.
+func TestPassIsCountedWhenTheChecksReturn(t *testing.T) {
+	clk := load(t, flow.Rule{Resource: "pass-after-wait", Grade: flow.GradeQPS, Count: 10,
+		ControlBehavior: flow.Throttling, MaxQueueingTimeMs: 500})
+	ctx := context.Background()
+	t0 := clk.Millis()
+	clk.Advance(450 * time.Millisecond)
+	require.True(t, call(ctx, "pass-after-wait"), "at 450: passes at once")
+	require.True(t, call(ctx, "pass-after-wait"), "at 450: waits 100 ms")
+	assert.Equal(t, t0+550, clk.Millis())
+	clk.Advance(400 * time.Millisecond)
+	require.True(t, call(ctx, "pass-after-wait"), "at 950: passes at once")
+	require.True(t, call(ctx, "pass-after-wait"), "at 950: waits 100 ms, passes at 1050")
+
+	node := runtime.LookupResource("pass-after-wait").ClusterNode()
+	var passes []int64
+	var rts []int64
+	for _, b := range node.SecondWindow().Buckets(clk.Millis()) {
+		passes = append(passes, b.Pass)
+		rts = append(rts, b.RT)
+	}
+	assert.Equal(t, []int64{2, 1}, passes, "[500, 1000): 550 (waited from 450) and 950; [1000, 1500): 1050 (waited from 950)")
+	assert.Equal(t, []int64{100, 100}, rts, "a waiting call's response time includes its wait")
+
+	clk.Advance(450 * time.Millisecond)
+	assert.Equal(t, 3.0, node.PreviousPassQPS(clk.Millis()), "the second [0, 1000): 450, 550 and 950")
+	assert.Equal(t, 1.0, node.PassQPS(clk.Millis()))
 }

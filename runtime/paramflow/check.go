@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/sentinelgen/sentinelgen/internal/clock"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -30,7 +29,7 @@ func (b *bound) pass(c *runtime.Call, k key, taken int64) bool {
 	case b.throttle:
 		return b.passThrottle(c, k, limit)
 	default:
-		return b.passTokenBucket(k, limit, c.BatchCount(), c.StartMillis())
+		return b.passTokenBucket(k, limit, c.BatchCount(), c.NowMillis())
 	}
 }
 
@@ -111,7 +110,7 @@ func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
 	if tokenCount == 0 {
 		return false
 	}
-	now := c.StartMillis()
+	now := c.NowMillis()
 	cost := int64(math.Round(1000 * float64(c.BatchCount()) * float64(b.durationSec) / float64(tokenCount)))
 	e, created := b.values.getOrCreate(k, now, 0, 0)
 	if created {
@@ -127,7 +126,7 @@ func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
 			continue
 		}
 		if wait := expected - now; wait > 0 {
-			if clock.SleepContext(c.Context(), time.Duration(wait)*time.Millisecond) != nil {
+			if c.Sleep(time.Duration(wait)*time.Millisecond) != nil {
 				return false
 			}
 		}
