@@ -157,10 +157,31 @@ type SentinelEntry struct {
 	exited atomic.Bool
 	// Open nested entries, for exiting a parent before its children (rare):
 	// a singly linked list from the parent, guarded by nestLock(parent).
-	linked     bool
-	firstChild atomic.Pointer[SentinelEntry] // written under the lock, read without
-	next       *SentinelEntry
+	linked bool
+	// The call's flags live here, in what would be padding, to keep the
+	// entry in its 128-byte size class; Call reaches them through entryOf.
+	prioritized bool  // WithPrioritized
+	passNow     bool  // a checker called PassNow
+	checked     uint8 // after PassNow: how many checkers saw the call
+	firstChild  atomic.Pointer[SentinelEntry] // written under the lock, read without
+	next        *SentinelEntry
 }
+
+// entryOf returns the entry that holds c: every Call is the first field of
+// a SentinelEntry.
+func entryOf(c *Call) *SentinelEntry { return (*SentinelEntry)(unsafe.Pointer(c)) }
+
+// Prioritized reports whether the call was entered WithPrioritized (Java's
+// SphU.entryWithPriority): a flow rule may let it borrow from a window to
+// come and wait for it.
+func (c *Call) Prioritized() bool { return entryOf(c).prioritized }
+
+// PassNow, called from Check, admits the call without asking the slots
+// after this one: Java's PriorityWaitException, which a prioritized call
+// raises once it has waited for the window it borrowed from. The later
+// slots neither check the call nor see its Exit. Ignored past the 255th
+// checker of a chain.
+func (c *Call) PassNow() { entryOf(c).passNow = true }
 
 // entryContext is the context.Context an entry hands to nested calls: the
 // caller's ctx, plus the entry under ctxKey. It is the entry itself under
@@ -215,6 +236,8 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 			c.rtype = ResourceType(o.n)
 		case optBatch:
 			c.batch = int32(min(max(o.n, 1), 1<<30))
+		case optPrioritized:
+			e.prioritized = true
 		}
 	}
 	c.sc, c.parent = contextOf(ctx)
@@ -235,6 +258,10 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 			logBlock(c, b, now)
 			e.exited.Store(true)
 			return nil, b
+		}
+		if e.passNow && i < 255 {
+			e.checked = uint8(i + 1)
+			break
 		}
 	}
 	// Counted when the checks return, after any wait (Java's StatisticSlot
@@ -275,11 +302,16 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	now := clock.Millis()
 	c.end = max(now, c.NowMillis())
 	recordCompletion(c, c.end)
-	if c.chain.gen != generation.Load() {
+	checkers := c.chain.checkers
+	if e.checked != 0 {
+		// Passed early (PassNow): only the checkers that saw the call
+		// exit it, as they were bound.
+		checkers = checkers[:e.checked]
+	} else if c.chain.gen != generation.Load() {
 		exitAfterReload(c)
 		return
 	}
-	for _, ck := range c.chain.checkers {
+	for _, ck := range checkers {
 		ck.Exit(c)
 	}
 }

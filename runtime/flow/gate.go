@@ -25,7 +25,9 @@ func newGate(grade Grade, seed *stat.Node, now int64) *gate {
 	if grade != GradeQPS {
 		return g
 	}
-	g.passes = stat.NewWindow(stat.SecondSampleCount, stat.SecondIntervalMs)
+	// Occupiable: prioritized calls may reserve passes in the windows to
+	// come (occupy.go).
+	g.passes = stat.NewOccupiableWindow(stat.SecondSampleCount, stat.SecondIntervalMs)
 	// A new gate starts from what the node already admitted in the
 	// window, so loading or changing a rule mid-window does not grant a
 	// fresh count on top of the passes just made.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
 // DefaultColdFactor is Java's csp.sentinel.flow.cold.factor default.
@@ -60,6 +61,9 @@ type resState struct {
 	warm         *warmUp
 	throttle     *throttle
 	warmThrottle *warmUpThrottle
+	// borrow records what prioritized calls borrowed from a Relate or
+	// Chain rule's node (occupy.go), made on the first borrow.
+	borrow atomic.Pointer[stat.Window]
 }
 
 func (t *stateTable) get(resource string, create func() *resState) *resState {

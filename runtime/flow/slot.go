@@ -2,6 +2,7 @@ package flow
 
 import (
 	"sort"
+	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -108,19 +109,48 @@ type checker struct {
 // Check is Java's FlowRuleChecker.checkFlow: the first rule that refuses
 // the call blocks it. Admission a gate granted to an earlier rule is given
 // back, since the call does not pass.
+//
+// A prioritized call that a QPS Reject rule refuses may borrow from a
+// window to come (occupy.go). The remaining rules still check it; when
+// they all pass, it waits for the borrowed window and passes without the
+// slots after this one (Java's PriorityWaitException).
 func (ck *checker) Check(c *runtime.Call) *runtime.BlockError {
 	acquire := c.BatchCount()
+	var bw borrowing
 	for i := range ck.rules {
 		br := &ck.rules[i]
 		if br.pass(c, acquire) {
 			continue
 		}
-		for j := range i {
-			ck.rules[j].release(c, acquire, true)
+		if !bw.active() && c.Prioritized() && br.borrow(c, acquire, &bw) {
+			bw.rule = i
+			continue
 		}
+		ck.giveBack(c, i, acquire, &bw)
 		return c.Block(runtime.BlockFlow, br.rule, br.rule.LimitApp)
 	}
+	if bw.active() {
+		if c.Sleep(time.Duration(bw.at-c.NowMillis())*time.Millisecond) != nil {
+			// The caller gave up waiting: the call is refused.
+			br := &ck.rules[bw.rule]
+			ck.giveBack(c, len(ck.rules), acquire, &bw)
+			return c.Block(runtime.BlockFlow, br.rule, br.rule.LimitApp)
+		}
+		c.PassNow()
+	}
 	return nil
+}
+
+// giveBack releases what the first n rules granted a call that is refused
+// after all, the borrowed pass included.
+func (ck *checker) giveBack(c *runtime.Call, n int, acquire int64, bw *borrowing) {
+	for j := range n {
+		if bw.active() && j == bw.rule {
+			bw.undo(acquire)
+			continue
+		}
+		ck.rules[j].release(c, acquire, true)
+	}
 }
 
 // Exit releases thread tokens, and gives back the passes of a call that a
