@@ -160,9 +160,9 @@ type SentinelEntry struct {
 	linked bool
 	// The call's flags live here, in what would be padding, to keep the
 	// entry in its 128-byte size class; Call reaches them through entryOf.
-	prioritized bool  // WithPrioritized
-	passNow     bool  // a checker called PassNow
-	checked     uint8 // after PassNow: how many checkers saw the call
+	prioritized bool                          // WithPrioritized
+	passNow     bool                          // a checker called PassNow
+	checked     uint8                         // after PassNow: how many checkers saw the call
 	firstChild  atomic.Pointer[SentinelEntry] // written under the lock, read without
 	next        *SentinelEntry
 }
