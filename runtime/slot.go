@@ -42,7 +42,9 @@ type Slot interface {
 //
 // Exit runs once for every call this Checker admitted: when the call exits,
 // or at once when a later slot blocks it (then Call.BlockError is set), in
-// chain order, after the call's response time and outcome are counted.
+// chain order, after the call's response time and outcome are counted. A
+// call an earlier Checker passed early (Call.PassNow) is neither checked
+// nor exited by the later ones.
 //
 // Neither may panic or block forever; the hot path must not allocate.
 type Checker interface {
