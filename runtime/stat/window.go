@@ -295,10 +295,24 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	if w.stripes != 1 {
 		panic("stat: TryAdd on a striped window")
 	}
-	slot, start := w.pos(now)
+	num := now / w.lenMs
+	idx, start := int(num%int64(len(w.buckets))), num*w.lenMs
+	slot := &w.buckets[idx]
 	for {
 		b := w.current(slot, start)
-		others := w.sumWhere(start, ev, b)
+		// The window's other buckets, by position, walking the ring
+		// back from now's slot: no scan of the future slots of an
+		// occupiable ring, and no division.
+		var others int64
+		for j, t, k := idx, start, 1; k < w.sampleCount; k++ {
+			if j == 0 {
+				j = len(w.buckets)
+			}
+			j, t = j-1, t-w.lenMs
+			if o := w.buckets[j].Load(); o != nil && o.start == t {
+				others += o.cells[0].counts[ev].Load()
+			}
+		}
 		c := &b.cells[0].counts[ev]
 		for {
 			cur := c.Load()
