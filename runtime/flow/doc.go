@@ -135,8 +135,9 @@
 // rule that lent), ordinary calls never push a window that holds borrowed
 // passes past count (Java's ordinary check reads the current window only,
 // and the next one overshoots), the pass is counted on every node of the
-// call (Java counts it on the rule's node only), and cluster rules answered
-// by the ClusterChecker do not borrow.
+// call (Java counts it on the rule's node only), and a cluster rule does
+// not lend while a ClusterChecker is set, even when it falls back to its
+// local check.
 //
 // # Cluster mode
 //

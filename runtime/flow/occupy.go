@@ -148,10 +148,12 @@ func (bw *borrowing) undo(acquire int64) {
 // borrow is DefaultController.canPass's prioritized branch for a QPS
 // Reject rule that refused the call: it reserves the call's pass in the
 // window to come that has room, if one is within the occupy timeout.
-// Cluster rules do not borrow (Java's token server answers SHOULD_WAIT;
-// the ClusterChecker has no such answer).
+// A cluster rule checked locally (no ClusterChecker set) borrows as a local
+// one; with a ClusterChecker it does not, even when it falls back to its
+// local check (Java's token server may answer SHOULD_WAIT; the
+// ClusterChecker has no such answer).
 func (br *boundRule) borrow(c *runtime.Call, acquire int64, bw *borrowing) bool {
-	if br.grade != GradeQPS || br.cluster != nil || br.rule.ClusterMode || !br.applies(c) {
+	if br.grade != GradeQPS || br.cluster != nil || !br.applies(c) {
 		return false
 	}
 	switch br.kind {

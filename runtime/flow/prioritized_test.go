@@ -246,3 +246,17 @@ func TestPrioritizedConcurrentCallersNeverOvershoot(t *testing.T) {
 	assert.Equal(t, float64(ordinary.Load()+prioritized.Load()), node.PassQPS(clk.Millis()))
 	t.Logf("ordinary %d, prioritized %d", ordinary.Load(), prioritized.Load())
 }
+
+// A cluster rule with no ClusterChecker set is checked locally, as Java's
+// fallbackToLocalOrPass, and lends as a local rule does.
+func TestPrioritizedClusterRuleCheckedLocallyBorrows(t *testing.T) {
+	clk := load(t, flow.Rule{Resource: "prio-cluster", Grade: flow.GradeQPS, Count: 2, ClusterMode: true,
+		ClusterConfig: &flow.ClusterConfig{FlowID: 7, FallbackToLocalWhenFail: true}})
+	ctx := context.Background()
+	t0 := clk.Millis()
+	clk.Advance(100 * time.Millisecond)
+	require.Equal(t, 2, calls(ctx, "prio-cluster", 3))
+	clk.Advance(500 * time.Millisecond)
+	require.True(t, prio(ctx, "prio-cluster"))
+	assert.Equal(t, t0+1000, clk.Millis())
+}
