@@ -91,8 +91,7 @@ func TestPassNowSkipsTheLaterSlots(t *testing.T) {
 	first, after := newTestSlot(name), newTestSlot(name)
 	register(t, name+"1", 10, first)
 	register(t, name+"2", 20, funcSlot{name: name, check: func(c *runtime.Call) *runtime.BlockError {
-		c.PassNow()
-		return nil
+		return c.PassNow()
 	}})
 	register(t, name+"3", 30, after)
 	e, b := runtime.Entry(context.Background(), name, runtime.WithPrioritized())

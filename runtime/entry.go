@@ -161,7 +161,6 @@ type SentinelEntry struct {
 	// The call's flags live here, in what would be padding, to keep the
 	// entry in its 128-byte size class; Call reaches them through entryOf.
 	prioritized bool                          // WithPrioritized
-	passNow     bool                          // a checker called PassNow
 	checked     uint8                         // after PassNow: how many checkers saw the call
 	firstChild  atomic.Pointer[SentinelEntry] // written under the lock, read without
 	next        *SentinelEntry
@@ -176,12 +175,17 @@ func entryOf(c *Call) *SentinelEntry { return (*SentinelEntry)(unsafe.Pointer(c)
 // come and wait for it.
 func (c *Call) Prioritized() bool { return entryOf(c).prioritized }
 
-// PassNow, called from Check, admits the call without asking the slots
-// after this one: Java's PriorityWaitException, which a prioritized call
-// raises once it has waited for the window it borrowed from. The later
-// slots neither check the call nor see its Exit. Ignored past the 255th
-// checker of a chain.
-func (c *Call) PassNow() { entryOf(c).passNow = true }
+// PassNow is what Check returns to admit the call without asking the
+// slots after this one: Java's PriorityWaitException, which a prioritized
+// call raises once it has waited for the window it borrowed from. The
+// later slots neither check the call nor see its Exit. Past the 255th
+// checker of a chain it admits the call like nil.
+//
+//	return c.PassNow()
+func (c *Call) PassNow() *BlockError { return passNow }
+
+// passNow is PassNow's signal: never a block, never seen by callers.
+var passNow = &BlockError{}
 
 // entryContext is the context.Context an entry hands to nested calls: the
 // caller's ctx, plus the entry under ctxKey. It is the entry itself under
@@ -249,6 +253,13 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 
 	for i, ck := range chain.checkers {
 		if b := ck.Check(c); b != nil {
+			if b == passNow {
+				if i >= 255 {
+					continue // too deep to remember: the later slots check it
+				}
+				e.checked = uint8(i + 1)
+				break
+			}
 			c.err = b
 			for _, prev := range chain.checkers[:i] {
 				prev.Exit(c)
@@ -258,10 +269,6 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 			logBlock(c, b, now)
 			e.exited.Store(true)
 			return nil, b
-		}
-		if e.passNow && i < 255 {
-			e.checked = uint8(i + 1)
-			break
 		}
 	}
 	// Counted when the checks return, after any wait (Java's StatisticSlot
@@ -300,18 +307,30 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 		e.exitNested()
 	}
 	now := clock.Millis()
-	c.end = max(now, c.NowMillis())
-	recordCompletion(c, c.end)
-	checkers := c.chain.checkers
-	if e.checked != 0 {
-		// Passed early (PassNow): only the checkers that saw the call
-		// exit it, as they were bound.
-		checkers = checkers[:e.checked]
-	} else if c.chain.gen != generation.Load() {
+	if c.end > now {
+		now = c.end // a wait ended later than the cached clock reads
+	}
+	c.end = now
+	recordCompletion(c, now)
+	if e.checked != 0 || c.chain.gen != generation.Load() {
+		e.exitSlow()
+		return
+	}
+	for _, ck := range c.chain.checkers {
+		ck.Exit(c)
+	}
+}
+
+// exitSlow exits the Checkers of a call that passed early (PassNow: only
+// those that saw it, as they were bound) or that straddled a rule change
+// (exitAfterReload).
+func (e *SentinelEntry) exitSlow() {
+	c := &e.call
+	if e.checked == 0 {
 		exitAfterReload(c)
 		return
 	}
-	for _, ck := range checkers {
+	for _, ck := range c.chain.checkers[:e.checked] {
 		ck.Exit(c)
 	}
 }

@@ -37,8 +37,8 @@ type Slot interface {
 //
 // Check runs on every call, in chain order, after the call's nodes are
 // selected and before its pass is counted; a non-nil result (made with
-// Call.Block) blocks the call and stops the chain. Check sees only the
-// passes of earlier calls.
+// Call.Block) blocks the call and stops the chain; Call.PassNow admits it
+// without the later slots. Check sees only the passes of earlier calls.
 //
 // Exit runs once for every call this Checker admitted: when the call exits,
 // or at once when a later slot blocks it (then Call.BlockError is set), in

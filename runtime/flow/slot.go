@@ -116,29 +116,37 @@ type checker struct {
 // slots after this one (Java's PriorityWaitException).
 func (ck *checker) Check(c *runtime.Call) *runtime.BlockError {
 	acquire := c.BatchCount()
-	var bw borrowing
 	for i := range ck.rules {
-		br := &ck.rules[i]
-		if br.pass(c, acquire) {
-			continue
+		if !ck.rules[i].pass(c, acquire) {
+			return ck.refused(c, i, acquire)
 		}
-		if !bw.active() && c.Prioritized() && br.borrow(c, acquire, &bw) {
-			bw.rule = i
-			continue
-		}
-		ck.giveBack(c, i, acquire, &bw)
-		return c.Block(runtime.BlockFlow, br.rule, br.rule.LimitApp)
-	}
-	if bw.active() {
-		if c.Sleep(time.Duration(bw.at-c.NowMillis())*time.Millisecond) != nil {
-			// The caller gave up waiting: the call is refused.
-			br := &ck.rules[bw.rule]
-			ck.giveBack(c, len(ck.rules), acquire, &bw)
-			return c.Block(runtime.BlockFlow, br.rule, br.rule.LimitApp)
-		}
-		c.PassNow()
 	}
 	return nil
+}
+
+// refused blocks the call rule i refused, unless the call is prioritized
+// and the rule lends it a pass: then the remaining rules check it, and
+// when they pass, it waits for the window it borrowed from and passes.
+func (ck *checker) refused(c *runtime.Call, i int, acquire int64) *runtime.BlockError {
+	var bw borrowing
+	if c.Prioritized() && ck.rules[i].borrow(c, acquire, &bw) {
+		bw.rule = i
+		for j := i + 1; j < len(ck.rules); j++ {
+			if !ck.rules[j].pass(c, acquire) {
+				ck.giveBack(c, j, acquire, &bw)
+				return c.Block(runtime.BlockFlow, ck.rules[j].rule, ck.rules[j].rule.LimitApp)
+			}
+		}
+		if c.Sleep(time.Duration(bw.at-c.NowMillis())*time.Millisecond) == nil {
+			return c.PassNow()
+		}
+		// The caller gave up waiting: the call is refused.
+		i, j := bw.rule, len(ck.rules)
+		ck.giveBack(c, j, acquire, &bw)
+		return c.Block(runtime.BlockFlow, ck.rules[i].rule, ck.rules[i].rule.LimitApp)
+	}
+	ck.giveBack(c, i, acquire, &bw)
+	return c.Block(runtime.BlockFlow, ck.rules[i].rule, ck.rules[i].rule.LimitApp)
 }
 
 // giveBack releases what the first n rules granted a call that is refused
