@@ -125,6 +125,29 @@ func TestExitingAParentFirstExitsItsOpenChildren(t *testing.T) {
 	assert.EqualValues(t, 0, runtime.LookupResource(t.Name()+"/child").ClusterNode().Threads())
 }
 
+// Java's CtEntry.exitForContext, on an entry that is not the context's
+// current one, exits every entry from the current one up through all its
+// ancestors and throws ErrorEntryFreeException. Here exiting a middle
+// entry exits it and its nested entries only: its parent stays open for
+// the caller whose deferred Exit is still to run.
+func TestExitingAMiddleEntryLeavesItsParentOpen(t *testing.T) {
+	c := handClock(t)
+	captureLog(t)
+	root, _ := runtime.Entry(context.Background(), t.Name()+"/root")
+	middle, _ := runtime.Entry(root.Context(), t.Name()+"/middle")
+	leaf, _ := runtime.Entry(middle.Context(), t.Name()+"/leaf")
+	_ = leaf
+
+	middle.Exit() // out of order: leaf is still open
+	threads := func(n string) int64 { return runtime.LookupResource(t.Name() + n).ClusterNode().Threads() }
+	assert.EqualValues(t, 1, threads("/root"), "Java would have exited the root too")
+	assert.EqualValues(t, 0, threads("/middle"))
+	assert.EqualValues(t, 0, threads("/leaf"))
+	root.Exit()
+	assert.EqualValues(t, 0, threads("/root"))
+	assert.EqualValues(t, 1, runtime.LookupResource(t.Name()+"/root").ClusterNode().SuccessQPS(c.Millis()))
+}
+
 func TestChildrenOfAnExitedParentStandAlone(t *testing.T) {
 	handClock(t)
 	parent, _ := runtime.Entry(context.Background(), t.Name()+"/parent")

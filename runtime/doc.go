@@ -95,8 +95,29 @@
 //   - Counters are striped by processor, so parallel callers do not contend
 //     on shared cache lines, and no count is lost when a bucket is renewed
 //     under concurrent writers (Java's reset can lose counts).
-//   - Exiting an entry before its nested entries exits them first and logs
-//     a warning, where Java throws ErrorEntryFreeException after unwinding.
+//   - Exiting an entry before its nested entries exits them, innermost
+//     first, then the entry, and logs a warning. Java exits every entry
+//     of the context's stack, the exited entry's ancestors too, and throws
+//     ErrorEntryFreeException; here the ancestors stay open, for the
+//     callers further up whose deferred Exit is still to run.
+//   - A prioritized call that borrowed from a window to come (package
+//     flow) counts its pass on all its nodes, in the window it waited
+//     for; Java counts it on the flow rule's node only, so its DefaultNode,
+//     origin node and the inbound node never see it.
+//   - A prioritized call that waited for a borrowed window passes without
+//     the slots after the flow slot, as in Java (PriorityWaitException),
+//     and they do not see its exit either: a slot exits only calls it
+//     checked. Java's DegradeSlot.exit still counts such a call on the
+//     circuit breakers.
+//   - Waits end, refusing the call, when the caller's context is done;
+//     Java's waits ignore interrupts.
+//
+// Otherwise the Statistic slot counts as Java's: a call's pass or block
+// when its checks return, after any wait (Call.NowMillis), its response
+// time from its entry to its exit. Slots that keep what a call took are
+// exited on the Checkers that admitted it; circuit breakers are looked up
+// at exit (ExitsOnCurrentRules), as Java's DegradeSlot.exit does. The
+// README lists every difference from Java, the rule packages' included.
 //
 // # Time
 //

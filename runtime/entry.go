@@ -80,8 +80,37 @@ func (c *Call) Args() []any {
 func (c *Call) BatchCount() int64 { return int64(c.batch) }
 
 // StartMillis is when the call was entered, in Unix milliseconds of the
-// runtime's clock.
+// runtime's clock (Java's createTimestamp): response times count from it.
 func (c *Call) StartMillis() int64 { return c.start }
+
+// NowMillis is the time the call's checks run at: StartMillis, or, once a
+// check waited (Sleep), the time the wait ended. Its pass or block is
+// counted at this time, after the checks, as Java's StatisticSlot counts it
+// when the slots after it return; in Exit it is ExitMillis.
+func (c *Call) NowMillis() int64 {
+	if c.end == 0 {
+		return c.start
+	}
+	return c.end
+}
+
+// Sleep is how a check waits (throttling, a prioritized call's borrowed
+// window): it pauses for d through the runtime's clock, or until the call's
+// context is done, and returns the context's error when the wait was
+// abandoned. Later checks, and the count of the call's pass, see the time
+// after the wait: at least NowMillis before it plus d, so that a cached
+// millisecond clock a tick behind cannot count the pass in the window the
+// call waited to leave.
+func (c *Call) Sleep(d time.Duration) error {
+	target := c.NowMillis() + d.Milliseconds()
+	err := clock.SleepContext(c.ctx, d)
+	now := clock.Millis()
+	if err == nil {
+		now = max(now, target)
+	}
+	c.end = max(now, c.start, 1)
+	return err
+}
 
 // ExitMillis is when the call exited, on the same clock reading the
 // Statistic slot took its response time from (Java's completeTimestamp);
@@ -128,10 +157,35 @@ type SentinelEntry struct {
 	exited atomic.Bool
 	// Open nested entries, for exiting a parent before its children (rare):
 	// a singly linked list from the parent, guarded by nestLock(parent).
-	linked     bool
-	firstChild atomic.Pointer[SentinelEntry] // written under the lock, read without
-	next       *SentinelEntry
+	linked bool
+	// The call's flags live here, in what would be padding, to keep the
+	// entry in its 128-byte size class; Call reaches them through entryOf.
+	prioritized bool                          // WithPrioritized
+	checked     uint8                         // after PassNow: how many checkers saw the call
+	firstChild  atomic.Pointer[SentinelEntry] // written under the lock, read without
+	next        *SentinelEntry
 }
+
+// entryOf returns the entry that holds c: every Call is the first field of
+// a SentinelEntry.
+func entryOf(c *Call) *SentinelEntry { return (*SentinelEntry)(unsafe.Pointer(c)) }
+
+// Prioritized reports whether the call was entered WithPrioritized (Java's
+// SphU.entryWithPriority): a flow rule may let it borrow from a window to
+// come and wait for it.
+func (c *Call) Prioritized() bool { return entryOf(c).prioritized }
+
+// PassNow is what Check returns to admit the call without asking the
+// slots after this one: Java's PriorityWaitException, which a prioritized
+// call raises once it has waited for the window it borrowed from. The
+// later slots neither check the call nor see its Exit. Past the 255th
+// checker of a chain it admits the call like nil.
+//
+//	return c.PassNow()
+func (c *Call) PassNow() *BlockError { return passNow }
+
+// passNow is PassNow's signal: never a block, never seen by callers.
+var passNow = &BlockError{}
 
 // entryContext is the context.Context an entry hands to nested calls: the
 // caller's ctx, plus the entry under ctxKey. It is the entry itself under
@@ -186,6 +240,8 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 			c.rtype = ResourceType(o.n)
 		case optBatch:
 			c.batch = int32(min(max(o.n, 1), 1<<30))
+		case optPrioritized:
+			e.prioritized = true
 		}
 	}
 	c.sc, c.parent = contextOf(ctx)
@@ -196,22 +252,32 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 	chain := r.chain()
 	c.chain = chain
 	c.node = r.node(c.sc, c.parent)
-	now := clock.Millis()
-	c.start = now
+	c.start = clock.Millis()
 
 	for i, ck := range chain.checkers {
 		if b := ck.Check(c); b != nil {
+			if b == passNow {
+				if i >= 255 {
+					continue // too deep to remember: the later slots check it
+				}
+				e.checked = uint8(i + 1)
+				break
+			}
 			c.err = b
 			for _, prev := range chain.checkers[:i] {
 				prev.Exit(c)
 			}
+			now := c.NowMillis()
 			recordBlock(c, now)
 			logBlock(c, b, now)
 			e.exited.Store(true)
 			return nil, b
 		}
 	}
-	recordPass(c, now)
+	// Counted when the checks return, after any wait (Java's StatisticSlot
+	// counts after fireEntry): relate rules, system QPS and warm-up's
+	// previous second then read the second the call passed in.
+	recordPass(c, c.NowMillis())
 	if c.parent != nil {
 		c.parent.link(e)
 	}
@@ -244,9 +310,30 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 		e.exitNested()
 	}
 	now := clock.Millis()
+	if c.end > now {
+		now = c.end // a wait ended later than the cached clock reads
+	}
 	c.end = now
 	recordCompletion(c, now)
+	if e.checked != 0 || c.chain.gen != generation.Load() {
+		e.exitSlow()
+		return
+	}
 	for _, ck := range c.chain.checkers {
+		ck.Exit(c)
+	}
+}
+
+// exitSlow exits the Checkers of a call that passed early (PassNow: only
+// those that saw it, as they were bound) or that straddled a rule change
+// (exitAfterReload).
+func (e *SentinelEntry) exitSlow() {
+	c := &e.call
+	if e.checked == 0 {
+		exitAfterReload(c)
+		return
+	}
+	for _, ck := range c.chain.checkers[:e.checked] {
 		ck.Exit(c)
 	}
 }

@@ -15,6 +15,7 @@ const (
 	optTraffic
 	optResourceType
 	optBatch
+	optPrioritized
 )
 
 // WithArgs passes the call's arguments to hot-parameter rules (Java's
@@ -35,6 +36,14 @@ func WithResourceType(t ResourceType) EntryOption {
 // WithBatchCount acquires n tokens instead of 1 (Java's count). Values
 // below 1 count as 1.
 func WithBatchCount(n int) EntryOption { return EntryOption{kind: optBatch, n: int64(n)} }
+
+// WithPrioritized makes the call prioritized (Java's
+// SphU.entryWithPriority): when a QPS flow rule refuses it, it may borrow
+// a pass from the window to come instead, wait for that window (at most
+// flow's occupy timeout, 500 ms by default) and pass. Ordinary calls never
+// overshoot a rule's count because of it: what prioritized calls borrowed
+// counts in the windows they borrowed from. See package flow.
+func WithPrioritized() EntryOption { return EntryOption{kind: optPrioritized} }
 
 // ExitOption configures SentinelEntry.Exit.
 type ExitOption struct {

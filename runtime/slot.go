@@ -37,12 +37,14 @@ type Slot interface {
 //
 // Check runs on every call, in chain order, after the call's nodes are
 // selected and before its pass is counted; a non-nil result (made with
-// Call.Block) blocks the call and stops the chain. Check sees only the
-// passes of earlier calls.
+// Call.Block) blocks the call and stops the chain; Call.PassNow admits it
+// without the later slots. Check sees only the passes of earlier calls.
 //
 // Exit runs once for every call this Checker admitted: when the call exits,
 // or at once when a later slot blocks it (then Call.BlockError is set), in
-// chain order, after the call's response time and outcome are counted.
+// chain order, after the call's response time and outcome are counted. A
+// call an earlier Checker passed early (Call.PassNow) is neither checked
+// nor exited by the later ones.
 //
 // Neither may panic or block forever; the hot path must not allocate.
 type Checker interface {
@@ -66,6 +68,35 @@ func namedByRule(name string) bool {
 		}
 	}
 	return false
+}
+
+// An ExitsOnCurrentRules Checker is exited on the rules in force when the
+// call exits, not on those that admitted it: after a rule change, Exit
+// runs the Checker its slot binds now instead of the one bound at entry.
+// Java's DegradeSlot.exit looks the resource's circuit breakers up at exit,
+// so a call that straddles a reload completes on the new breakers; the
+// degrade slots implement it. Other Checkers are exited as they were bound,
+// so that what a call took (thread counts, tokens) is given back where it
+// was taken.
+type ExitsOnCurrentRules interface {
+	Checker
+	ExitsOnCurrentRules()
+}
+
+// exitAfterReload exits c when the chain changed since c was admitted: the
+// Checkers bound at entry, except those that exit on the current rules,
+// then those of the current chain that do.
+func exitAfterReload(c *Call) {
+	for _, ck := range c.chain.checkers {
+		if _, current := ck.(ExitsOnCurrentRules); !current {
+			ck.Exit(c)
+		}
+	}
+	for _, ck := range c.res.chain().checkers {
+		if _, current := ck.(ExitsOnCurrentRules); current {
+			ck.Exit(c)
+		}
+	}
 }
 
 // ArgsReader is implemented by Checkers that read call arguments, so that

@@ -48,7 +48,7 @@ func newChecker(bs []*breaker) runtime.Checker {
 }
 
 func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
-	now := c.StartMillis()
+	now := c.NowMillis()
 	for i, b := range k.breakers {
 		if !b.tryPass(c, now) {
 			// Breakers that already admitted c as their probe lose it:
@@ -61,6 +61,11 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 	}
 	return nil
 }
+
+// ExitsOnCurrentRules: as Java's DegradeSlot.exit, a call's completion
+// goes to the breakers in force when it exits, so a call that straddles a
+// reload is counted by the new breakers (an equal rule keeps its breaker).
+func (k *checker) ExitsOnCurrentRules() {}
 
 func (k *checker) Exit(c *runtime.Call) {
 	now := c.ExitMillis()

@@ -160,8 +160,10 @@ func (br *boundRule) passLocal(c *runtime.Call, acquire int64) bool {
 	if !br.applies(c) {
 		return true
 	}
-	now := c.StartMillis()
 	if br.kind == kindGate {
+		// A gate counts at the call's start, the time release gives a
+		// refused call's pass back at, whatever waits came in between.
+		now := c.StartMillis()
 		if br.grade == GradeQPS {
 			return br.gate(c, now).tryPass(now, acquire, br.limit)
 		}
@@ -175,13 +177,14 @@ func (br *boundRule) passLocal(c *runtime.Call, acquire int64) bool {
 	if node == nil {
 		return true // Java: no node selected, the rule does not apply
 	}
+	now := c.NowMillis()
 	switch br.kind {
 	case kindWarmUp:
 		return br.state.warm.pass(node, now, acquire)
 	case kindThrottle:
-		return br.state.throttle.pass(c.Context(), now, acquire)
+		return br.state.throttle.pass(c, now, acquire)
 	case kindWarmUpThrottle:
-		return br.state.warmThrottle.pass(c.Context(), node, now, acquire)
+		return br.state.warmThrottle.pass(c, node, now, acquire)
 	}
 	return rejectOnNode(br.grade, br.count, node, now, acquire)
 }
@@ -201,7 +204,7 @@ func (br *boundRule) release(c *runtime.Call, acquire int64, refused bool) {
 		return
 	}
 	if g := br.existingGate(c); g != nil {
-		g.releaseThreads(acquire)
+		g.releaseThreads()
 	}
 }
 

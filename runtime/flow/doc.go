@@ -36,12 +36,14 @@
 //
 // # Which rules apply, on which statistics
 //
-// A resource's rules, exact and regex (Regex: the whole name must match
-// the pattern, in RE2 syntax), are checked in Java's FlowRuleComparator
-// order: specific origins, then "other", then "default", cluster rules
-// last; the first rule that refuses the call blocks it with a
-// runtime.BlockError whose Rule is the *Rule and whose TriggeredValue is
-// the rule's limitApp.
+// A resource's rules are checked in the order of Java's
+// RuleManager.getRules: first its own rules, sorted by FlowRuleComparator
+// (specific origins, then "other", then "default", cluster rules last,
+// load order otherwise), then the regex rules whose pattern matches the
+// whole name (RE2 syntax), pattern by pattern in the order their first
+// rule was loaded, each pattern's rules sorted the same way. The first
+// rule that refuses the call blocks it with a runtime.BlockError whose
+// Rule is the *Rule and whose TriggeredValue is the rule's limitApp.
 //
 // limitApp selects callers as Java's FlowRuleChecker: a specific origin
 // (runtime.EnterContext's origin) limits that origin's calls, "other"
@@ -58,8 +60,9 @@
 //
 // Thread rules, and QPS rules with Reject, are Java's DefaultController:
 // a call is refused when used + acquire > count, used being the calls in
-// flight or (int) passQps, acquire the call's batch count. So count 2.5
-// admits 2 per second, and count 0 admits nothing.
+// flight (one per call, whatever its batch count) or (int) passQps,
+// acquire the call's batch count. So count 2.5 admits 2 per second, count
+// 0 admits nothing, and a thread rule of 4 admits three calls of batch 2.
 //
 // Where we differ, on purpose: Java checks the node, and the Statistic
 // slot counts the pass afterwards, so concurrent callers that all read
@@ -103,6 +106,38 @@
 // resource would turn cold whenever any flow rule changed. A new or
 // changed Reject rule starts from the passes its node already counted in
 // the current window.
+//
+// Waits (throttling, prioritized calls) go through the runtime's clock and
+// end early, refusing the call, when the caller's context is done. Checks
+// after a wait, and the count of the call's pass, see the time after it
+// (runtime.Call.NowMillis), as in Java; a Direct Reject rule counts the
+// call at its entry time, where it gives the pass back if the call is
+// refused later.
+//
+// # Prioritized calls
+//
+// A call entered with runtime.WithPrioritized (Java's
+// SphU.entryWithPriority) that a local QPS Reject rule refuses may borrow
+// from a window to come, as Java's DefaultController does with
+// StatisticNode.tryOccupyNext: the wait is to the next 500 ms bucket (or
+// the one after, when the occupy timeout allows), and the window then,
+// without the buckets before it, must hold the rule's passes, everything
+// already borrowed and the call within count. If it is less than
+// OccupyTimeout (500 ms; SetOccupyTimeout) away, the call's pass is counted
+// in that window, the call waits until then and passes. Count 10, ten
+// passes at 100 ms: a prioritized call at 600 ms waits 400 ms and passes
+// at 1000 ms; at 100 ms it is refused (the next window still holds the ten).
+//
+// As in Java, thread rules never borrow, the call then passes without the
+// slots after this one (PriorityWaitException), and the borrowed pass
+// counts for everyone in the window it was borrowed from. Unlike Java, the
+// resource's remaining flow rules still check the call (Java stops at the
+// rule that lent), ordinary calls never push a window that holds borrowed
+// passes past count (Java's ordinary check reads the current window only,
+// and the next one overshoots), the pass is counted on every node of the
+// call (Java counts it on the rule's node only), and a cluster rule does
+// not lend while a ClusterChecker is set, even when it falls back to its
+// local check.
 //
 // # Cluster mode
 //

@@ -8,8 +8,8 @@ import (
 )
 
 // A gate is the admission accounting of one Reject rule on one node: the
-// tokens it admitted in the current window (QPS), or the tokens it holds
-// in flight (thread grade). Java checks the node's figures and the
+// tokens it admitted in the current window (QPS), or the calls it holds in
+// flight (thread grade). Java checks the node's figures and the
 // Statistic slot counts the pass afterwards, so concurrent callers that
 // all read count-1 all pass; a gate checks and counts in one atomic step,
 // so a Direct Reject rule never admits more than count, whatever the
@@ -17,7 +17,7 @@ import (
 // used + acquire <= count.
 type gate struct {
 	passes  *stat.Window // QPS grade: Java's second window, 2 x 500 ms
-	threads atomic.Int64 // thread grade
+	threads atomic.Int64 // thread grade: calls, not tokens
 }
 
 func newGate(grade Grade, seed *stat.Node, now int64) *gate {
@@ -25,7 +25,9 @@ func newGate(grade Grade, seed *stat.Node, now int64) *gate {
 	if grade != GradeQPS {
 		return g
 	}
-	g.passes = stat.NewWindow(stat.SecondSampleCount, stat.SecondIntervalMs)
+	// Occupiable: prioritized calls may reserve passes in the windows to
+	// come (occupy.go).
+	g.passes = stat.NewOccupiableWindow(stat.SecondSampleCount, stat.SecondIntervalMs)
 	// A new gate starts from what the node already admitted in the
 	// window, so loading or changing a rule mid-window does not grant a
 	// fresh count on top of the passes just made.
@@ -50,23 +52,26 @@ func (g *gate) undoPass(at, acquire int64) {
 	g.passes.AddAt(at, stat.Pass, -acquire)
 }
 
-// tryThreads takes acquire thread tokens if the calls in flight stay
-// within limit. inFlight is the node's own count (Java's curThreadNum),
-// which also holds calls admitted before the gate existed: the larger of
-// the two is what is in use.
+// tryThreads takes one thread token if the calls in flight plus acquire
+// stay within limit: Java's curThreadNum + acquireCount > count refuses,
+// and curThreadNum counts one per call whatever its batch count. inFlight
+// is the node's own count (Java's curThreadNum), which also holds calls
+// admitted before the gate existed: the larger of the two is what is in
+// use.
 func (g *gate) tryThreads(inFlight, acquire, limit int64) bool {
 	for {
 		cur := g.threads.Load()
 		if max(cur, inFlight)+acquire > limit {
 			return false
 		}
-		if g.threads.CompareAndSwap(cur, cur+acquire) {
+		if g.threads.CompareAndSwap(cur, cur+1) {
 			return true
 		}
 	}
 }
 
-func (g *gate) releaseThreads(acquire int64) { g.threads.Add(-acquire) }
+// releaseThreads gives back the thread token tryThreads took.
+func (g *gate) releaseThreads() { g.threads.Add(-1) }
 
 // gates are the gates of one rule on one resource: one for "default" (the
 // ClusterNode) or a specific origin (that origin's node), one per origin

@@ -39,7 +39,7 @@ func BenchmarkGateThreads(b *testing.B) {
 		if !g.tryThreads(0, 1, 1<<62) {
 			b.Fatal("refused")
 		}
-		g.releaseThreads(1)
+		g.releaseThreads()
 	}
 }
 

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"sync"
 	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
 // DefaultColdFactor is Java's csp.sentinel.flow.cold.factor default.
@@ -59,6 +61,9 @@ type resState struct {
 	warm         *warmUp
 	throttle     *throttle
 	warmThrottle *warmUpThrottle
+	// borrow records what prioritized calls borrowed from a Relate or
+	// Chain rule's node (occupy.go), made on the first borrow.
+	borrow atomic.Pointer[stat.Window]
 }
 
 func (t *stateTable) get(resource string, create func() *resState) *resState {
@@ -118,7 +123,23 @@ func install(rules []Rule) {
 		next.byKey[k] = cr
 		next.rules = append(next.rules, r)
 	}
+	groupByPattern(next.regex)
 	current.Store(next)
+}
+
+// groupByPattern orders regex rules pattern by pattern, patterns in the
+// order their first rule came, rules of a pattern in load order: Java
+// groups rules by their resource string before matching them.
+func groupByPattern(rules []*compiled) {
+	first := make(map[string]int, len(rules))
+	for i, cr := range rules {
+		if _, ok := first[cr.rule.Resource]; !ok {
+			first[cr.rule.Resource] = i
+		}
+	}
+	sort.SliceStable(rules, func(i, j int) bool {
+		return first[rules[i].rule.Resource] < first[rules[j].rule.Resource]
+	})
 }
 
 // Rules returns a copy of the rules in force, with Java's defaults filled

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"sort"
+	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -19,20 +20,10 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	if rs == nil {
 		return nil
 	}
-	name := r.Name()
-	var applying []*compiled
-	applying = append(applying, rs.exact[name]...)
-	for _, cr := range rs.regex {
-		if cr.re.MatchString(name) {
-			applying = append(applying, cr)
-		}
-	}
+	applying := rulesFor(rs, r.Name())
 	if len(applying) == 0 {
 		return nil
 	}
-	// Java's FlowRuleComparator: specific origins, then "other", then
-	// "default"; cluster rules after local ones; stable otherwise.
-	sort.SliceStable(applying, func(i, j int) bool { return rank(applying[i].rule) < rank(applying[j].rule) })
 
 	// Java's isOtherOrigin compares the caller's origin with the limitApp
 	// of every rule of the resource.
@@ -58,6 +49,38 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 		return nil
 	}
 	return ck
+}
+
+// rulesFor lists the rules that apply to the resource named name, in the
+// order Java's RuleManager.getRules returns them: the resource's own rules
+// sorted by FlowRuleComparator (specific origins, then "other", then
+// "default"; cluster rules after local ones; load order otherwise), then the
+// regex rules that match it, pattern by pattern, each pattern's rules
+// sorted the same way. Java keeps the patterns in a HashMap, whose order is
+// unspecified; they come in the order their first rule was loaded here.
+func rulesFor(rs *ruleSet, name string) []*compiled {
+	own := rs.exact[name]
+	applying := make([]*compiled, 0, len(own))
+	applying = append(applying, own...)
+	byRank(applying)
+	for i := 0; i < len(rs.regex); {
+		// Rules of one pattern are adjacent (install groups them).
+		j := i + 1
+		for j < len(rs.regex) && rs.regex[j].rule.Resource == rs.regex[i].rule.Resource {
+			j++
+		}
+		if rs.regex[i].re.MatchString(name) {
+			start := len(applying)
+			applying = append(applying, rs.regex[i:j]...)
+			byRank(applying[start:])
+		}
+		i = j
+	}
+	return applying
+}
+
+func byRank(rules []*compiled) {
+	sort.SliceStable(rules, func(i, j int) bool { return rank(rules[i].rule) < rank(rules[j].rule) })
 }
 
 func rank(r *Rule) int {
@@ -86,19 +109,56 @@ type checker struct {
 // Check is Java's FlowRuleChecker.checkFlow: the first rule that refuses
 // the call blocks it. Admission a gate granted to an earlier rule is given
 // back, since the call does not pass.
+//
+// A prioritized call that a QPS Reject rule refuses may borrow from a
+// window to come (occupy.go). The remaining rules still check it; when
+// they all pass, it waits for the borrowed window and passes without the
+// slots after this one (Java's PriorityWaitException).
 func (ck *checker) Check(c *runtime.Call) *runtime.BlockError {
 	acquire := c.BatchCount()
 	for i := range ck.rules {
-		br := &ck.rules[i]
-		if br.pass(c, acquire) {
-			continue
+		if !ck.rules[i].pass(c, acquire) {
+			return ck.refused(c, i, acquire)
 		}
-		for j := range i {
-			ck.rules[j].release(c, acquire, true)
-		}
-		return c.Block(runtime.BlockFlow, br.rule, br.rule.LimitApp)
 	}
 	return nil
+}
+
+// refused blocks the call rule i refused, unless the call is prioritized
+// and the rule lends it a pass: then the remaining rules check it, and
+// when they pass, it waits for the window it borrowed from and passes.
+func (ck *checker) refused(c *runtime.Call, i int, acquire int64) *runtime.BlockError {
+	var bw borrowing
+	if c.Prioritized() && ck.rules[i].borrow(c, acquire, &bw) {
+		bw.rule = i
+		for j := i + 1; j < len(ck.rules); j++ {
+			if !ck.rules[j].pass(c, acquire) {
+				ck.giveBack(c, j, acquire, &bw)
+				return c.Block(runtime.BlockFlow, ck.rules[j].rule, ck.rules[j].rule.LimitApp)
+			}
+		}
+		if c.Sleep(time.Duration(bw.at-c.NowMillis())*time.Millisecond) == nil {
+			return c.PassNow()
+		}
+		// The caller gave up waiting: the call is refused.
+		i, j := bw.rule, len(ck.rules)
+		ck.giveBack(c, j, acquire, &bw)
+		return c.Block(runtime.BlockFlow, ck.rules[i].rule, ck.rules[i].rule.LimitApp)
+	}
+	ck.giveBack(c, i, acquire, &bw)
+	return c.Block(runtime.BlockFlow, ck.rules[i].rule, ck.rules[i].rule.LimitApp)
+}
+
+// giveBack releases what the first n rules granted a call that is refused
+// after all, the borrowed pass included.
+func (ck *checker) giveBack(c *runtime.Call, n int, acquire int64, bw *borrowing) {
+	for j := range n {
+		if bw.active() && j == bw.rule {
+			bw.undo(acquire)
+			continue
+		}
+		ck.rules[j].release(c, acquire, true)
+	}
 }
 
 // Exit releases thread tokens, and gives back the passes of a call that a

@@ -1,11 +1,11 @@
 package flow
 
 import (
-	"context"
 	"sync/atomic"
 	"time"
 
 	"github.com/sentinelgen/sentinelgen/internal/clock"
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
@@ -43,7 +43,7 @@ func newThrottle(count float64, maxQueueingTimeMs int) *throttle {
 // pass is ThrottlingController.canPass: it may sleep, through the
 // runtime's clock, until the call's turn, and gives up (blocking the call,
 // giving its turn back) when ctx is done first.
-func (t *throttle) pass(ctx context.Context, now, acquire int64) bool {
+func (t *throttle) pass(c *runtime.Call, now, acquire int64) bool {
 	if acquire <= 0 {
 		return true
 	}
@@ -52,17 +52,18 @@ func (t *throttle) pass(ctx context.Context, now, acquire int64) bool {
 	}
 	if t.nanos {
 		cost := javaRound(float64(time.Millisecond) * statDurationMs * float64(acquire) / t.count)
-		return queue(ctx, &t.latest, clock.Now().UnixNano(), cost, t.maxQueueMs*int64(time.Millisecond), time.Nanosecond)
+		return queue(c, &t.latest, clock.Now().UnixNano(), cost, t.maxQueueMs*int64(time.Millisecond), time.Nanosecond)
 	}
 	cost := javaRound(statDurationMs * float64(acquire) / t.count)
-	return queue(ctx, &t.latest, now, cost, t.maxQueueMs, time.Millisecond)
+	return queue(c, &t.latest, now, cost, t.maxQueueMs, time.Millisecond)
 }
 
 // queue is the leaky-bucket step Java's ThrottlingController and
 // WarmUpRateLimiterController share, in units of unit: pass at once when
 // cost has elapsed since the last due time, else take the next turn if it
-// is at most maxQueue away and wait for it.
-func queue(ctx context.Context, latest *atomic.Int64, now, cost, maxQueue int64, unit time.Duration) bool {
+// is at most maxQueue away and wait for it (Call.Sleep: the call's later
+// checks and its pass then see the time after the wait).
+func queue(c *runtime.Call, latest *atomic.Int64, now, cost, maxQueue int64, unit time.Duration) bool {
 	if cost+latest.Load() <= now {
 		// Contention may let two calls through here; Java accepts it.
 		latest.Store(now)
@@ -77,7 +78,7 @@ func queue(ctx context.Context, latest *atomic.Int64, now, cost, maxQueue int64,
 		return false
 	}
 	if wait > 0 {
-		if err := clock.SleepContext(ctx, time.Duration(wait)*unit); err != nil {
+		if err := c.Sleep(time.Duration(wait) * unit); err != nil {
 			latest.Add(-cost) // abandoned: the turn goes back to the queue
 			return false
 		}
@@ -100,7 +101,7 @@ func newWarmUpThrottle(count float64, warmUpPeriodSec, maxQueueingTimeMs, coldFa
 	return t
 }
 
-func (t *warmUpThrottle) pass(ctx context.Context, node *stat.Node, now, acquire int64) bool {
+func (t *warmUpThrottle) pass(c *runtime.Call, node *stat.Node, now, acquire int64) bool {
 	if t.count <= 0 {
 		// Java computes a NaN cost, rounds it to 0 and admits everything;
 		// a count of 0 blocks every call here, as for every other rule.
@@ -112,5 +113,5 @@ func (t *warmUpThrottle) pass(ctx context.Context, node *stat.Node, now, acquire
 		rate = t.warningQPS(rest)
 	}
 	cost := javaRound(float64(acquire) / rate * 1000)
-	return queue(ctx, &t.latest, now, cost, t.maxQueueMs, time.Millisecond)
+	return queue(c, &t.latest, now, cost, t.maxQueueMs, time.Millisecond)
 }

@@ -70,7 +70,10 @@
 // (runtime.Web) resource in the Sentinel context ContextName
 // ("sentinel_spring_web_context", Java's name, so chain-strategy rules from
 // a Spring service keep their meaning), unless the request's context
-// already carries a Sentinel context or entry. The caller's origin, for
+// already carries a Sentinel context or entry. WithWebContextUnify(false)
+// is Spring's web-context-unify=false: each request enters a context named
+// after its resource instead, so a chain-strategy flow rule whose
+// refResource names a route limits the calls that route makes. The caller's origin, for
 // authority rules, flow rules' limitApp and per-origin statistics, comes
 // from WithOriginParser; OriginFromHeader("S-user") reads a header. There
 // is no origin by default. An origin from a header is what the client says:

@@ -23,9 +23,12 @@ type middlewareConfig struct {
 	mux           *http.ServeMux
 	methodPrefix  bool
 	unmatchedPath bool
-	origin        func(r *http.Request) string
-	blockHandler  func(w http.ResponseWriter, r *http.Request, b *runtime.BlockError)
-	blockPage     string
+	// separateContexts enters each resource's own context
+	// (WithWebContextUnify(false)).
+	separateContexts bool
+	origin           func(r *http.Request) string
+	blockHandler     func(w http.ResponseWriter, r *http.Request, b *runtime.BlockError)
+	blockPage        string
 }
 
 // Middleware protects every request that reaches next as an inbound web
@@ -80,7 +83,14 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if m.origin != nil {
 		origin = m.origin(r)
 	}
-	ctx := runtime.EnterContext(r.Context(), ContextName, origin)
+	ctxName := ContextName
+	if m.separateContexts {
+		ctxName = name
+		if res != nil {
+			ctxName = res.Name()
+		}
+	}
+	ctx := runtime.EnterContext(r.Context(), ctxName, origin)
 	opts := [3]runtime.EntryOption{
 		runtime.WithTrafficType(runtime.Inbound),
 		runtime.WithResourceType(resourceType),

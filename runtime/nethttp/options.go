@@ -97,6 +97,18 @@ func WithMethodPrefix() Option {
 	return middlewareOption(func(c *middlewareConfig) { c.methodPrefix = true })
 }
 
+// WithWebContextUnify(false) enters each request in a Sentinel context
+// named after its resource ("/api/order", or "GET:/api/order" with
+// WithMethodPrefix) instead of the one shared context ContextName: Spring's
+// spring.cloud.sentinel.web-context-unify=false. A chain-strategy flow rule
+// whose refResource names a route then limits the calls the route makes,
+// which is the only way such rules apply in Java. Each route's context
+// counts toward runtime.MaxContexts, so pair it with routes (or a URL
+// cleaner) that make few resource names. The default, true, is Spring's.
+func WithWebContextUnify(unify bool) Option {
+	return middlewareOption(func(c *middlewareConfig) { c.separateContexts = !unify })
+}
+
 // WithUnmatchedPath protects requests that match no ServeMux pattern
 // (404s, 405s, and requests without routing information) under their URL
 // path. By default they are not protected; see the package documentation

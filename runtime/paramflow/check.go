@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/sentinelgen/sentinelgen/internal/clock"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -19,16 +18,18 @@ type bound struct {
 	cluster ClusterChecker
 }
 
-// pass checks one value (Java's passSingleValueCheck).
-func (b *bound) pass(c *runtime.Call, k key) bool {
+// pass checks one value (Java's passSingleValueCheck). taken is how many
+// times this call already took the value's thread count (a repeated value
+// in a list argument).
+func (b *bound) pass(c *runtime.Call, k key, taken int64) bool {
 	limit := b.limitFor(k)
 	switch {
 	case b.grade == GradeThread:
-		return b.passThread(k, limit)
+		return b.passThread(k, limit, taken)
 	case b.throttle:
 		return b.passThrottle(c, k, limit)
 	default:
-		return b.passTokenBucket(k, limit, c.BatchCount(), c.StartMillis())
+		return b.passTokenBucket(k, limit, c.BatchCount(), c.NowMillis())
 	}
 }
 
@@ -109,7 +110,7 @@ func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
 	if tokenCount == 0 {
 		return false
 	}
-	now := c.StartMillis()
+	now := c.NowMillis()
 	cost := int64(math.Round(1000 * float64(c.BatchCount()) * float64(b.durationSec) / float64(tokenCount)))
 	e, created := b.values.getOrCreate(k, now, 0, 0)
 	if created {
@@ -125,7 +126,7 @@ func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
 			continue
 		}
 		if wait := expected - now; wait > 0 {
-			if clock.SleepContext(c.Context(), time.Duration(wait)*time.Millisecond) != nil {
+			if c.Sleep(time.Duration(wait)*time.Millisecond) != nil {
 				return false
 			}
 		}
@@ -134,10 +135,16 @@ func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
 }
 
 // passThread is the thread grade: at most threshold calls of a value in
-// flight (Java: threadCount+1 <= threshold). The count is taken here, with
-// compare-and-swap, so concurrent calls never exceed it (Java checks here
-// and counts later); release gives it back.
-func (b *bound) passThread(k key, threshold int64) bool {
+// flight (Java's ParamFlowChecker: threadCount+1 <= threshold). The count
+// is taken here, with compare-and-swap, so concurrent calls never exceed it
+// (Java checks here and counts later); release gives it back.
+//
+// Java checks every element of a list argument against the counts from
+// before the call, then counts each element once (ParameterMetric's
+// addThreadCount), so [a, a] passes a threshold of 1 and holds a twice.
+// taken, this call's earlier takes of the value, is therefore left out of
+// the check but stays counted.
+func (b *bound) passThread(k key, threshold, taken int64) bool {
 	if threshold <= 0 {
 		return false
 	}
@@ -147,13 +154,42 @@ func (b *bound) passThread(k key, threshold int64) bool {
 	}
 	for {
 		cur := e.threads.Load()
-		if cur+1 > threshold {
+		if cur-taken+1 > threshold {
 			return false
 		}
 		if e.threads.CompareAndSwap(cur, cur+1) {
 			return true
 		}
 	}
+}
+
+// repeats counts, for each element of a list argument, how often its value
+// came earlier in the list. Short lists are scanned; long ones (hostile
+// input may send many elements) are counted in a map, so the cost stays
+// linear.
+type repeats struct {
+	seen map[key]int64
+}
+
+// scanLimit is the list length up to which a scan is cheaper than a map.
+const scanLimit = 16
+
+func (r *repeats) before(keys []key, j int) int64 {
+	if len(keys) <= scanLimit {
+		var n int64
+		for _, k := range keys[:j] {
+			if k == keys[j] {
+				n++
+			}
+		}
+		return n
+	}
+	if r.seen == nil {
+		r.seen = make(map[key]int64, len(keys))
+	}
+	n := r.seen[keys[j]]
+	r.seen[keys[j]] = n + 1
+	return n
 }
 
 // release gives back a thread-grade count taken by passThread.

@@ -79,8 +79,13 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 				return c.Block(runtime.BlockParamFlow, b.rule, args[idx])
 			}
 		}
+		var dups repeats
 		for j, key := range keys {
-			if b.pass(c, key) {
+			var taken int64
+			if b.grade == GradeThread && len(keys) > 1 {
+				taken = dups.before(keys, j)
+			}
+			if b.pass(c, key, taken) {
 				continue
 			}
 			if b.grade == GradeThread {

@@ -85,6 +85,9 @@ type Window struct {
 	// retire): a node keeps its minute of history that way, so calls write
 	// one window, not two.
 	history *Window
+	// reservedUntil is the start of the latest bucket Reserve counted in
+	// (occupy.go); 0 when nothing was ever reserved.
+	reservedUntil atomic.Int64
 }
 
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
@@ -280,15 +283,36 @@ func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int,
 // ev stays at or below limit, and reports whether it did. The check and the
 // add are one atomic step among writers that all go through TryAdd, so
 // concurrent callers never push the total past limit. Only unstriped
-// windows (NewWindow) support it.
+// windows (NewWindow, NewOccupiableWindow) support it.
+//
+// After a Reserve, the windows to come that hold now's bucket must stay
+// within limit too: an add that would push one of them past it (because a
+// reservation landed meanwhile) is taken back, and TryAdd reports false.
+// Reserve and TryAdd each write, then read what the other wrote, so of two
+// racing writers at least one sees the other; a writer that finds the
+// limit passed takes its own count back.
 func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	if w.stripes != 1 {
 		panic("stat: TryAdd on a striped window")
 	}
-	slot, start := w.pos(now)
+	num := now / w.lenMs
+	idx, start := int(num%int64(len(w.buckets))), num*w.lenMs
+	slot := &w.buckets[idx]
 	for {
 		b := w.current(slot, start)
-		others := w.sumWhere(start, ev, b)
+		// The window's other buckets, by position, walking the ring
+		// back from now's slot: no scan of the future slots of an
+		// occupiable ring, and no division.
+		var others int64
+		for j, t, k := idx, start, 1; k < w.sampleCount; k++ {
+			if j == 0 {
+				j = len(w.buckets)
+			}
+			j, t = j-1, t-w.lenMs
+			if o := w.buckets[j].Load(); o != nil && o.start == t {
+				others += o.cells[0].counts[ev].Load()
+			}
+		}
 		c := &b.cells[0].counts[ev]
 		for {
 			cur := c.Load()
@@ -300,6 +324,10 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 			}
 		}
 		if slot.Load() == b {
+			if w.reservedAfter(start) && !w.Fits(now, ev, limit) {
+				c.Add(-n)
+				return false
+			}
 			return true
 		}
 	}

@@ -1,0 +1,78 @@
+package stat
+
+// Occupiable windows: Java's OccupiableBucketLeapArray, whose
+// FutureBucketLeapArray holds the passes that prioritized calls borrowed
+// from windows still to come (StatisticNode.addWaitingRequest). Here the
+// borrowed passes go straight into the future bucket of the same ring, which
+// keeps twice the buckets it sums: when that bucket's time comes it already
+// holds them, as Java's newEmptyBucket copies the borrowed count in.
+
+// NewOccupiableWindow returns an unstriped window, like NewWindow, that
+// also keeps room for sampleCount future buckets, so that Reserve can count
+// passes in the windows to come.
+func NewOccupiableWindow(sampleCount int, intervalMs int64) *Window {
+	return newWindow(sampleCount, intervalMs, 2*sampleCount, 1)
+}
+
+// Reserve counts n events of kind ev in the future bucket that holds time
+// at (Java's addWaitingRequest). at must be later than now's bucket and at
+// most SampleCount buckets ahead of it, on a window from
+// NewOccupiableWindow. From then on TryAdd keeps every window the bucket
+// falls in within its limit, not only the current one. AddAt(at, ev, -n)
+// takes a reservation back.
+func (w *Window) Reserve(at int64, ev Event, n int64) {
+	slot, start := w.pos(at)
+	for {
+		until := w.reservedUntil.Load()
+		if until >= start || w.reservedUntil.CompareAndSwap(until, start) {
+			break
+		}
+	}
+	w.add(slot, start, 0, ev, n)
+}
+
+// Waiting is the total of ev in buckets that start after now: passes
+// borrowed from windows to come (Java's currentWaiting, which counts the
+// future buckets whose start is after now).
+func (w *Window) Waiting(now int64, ev Event) int64 {
+	var sum int64
+	for i := range w.buckets {
+		if b := w.buckets[i].Load(); b != nil && b.start > now {
+			sum += b.sum(ev)
+		}
+	}
+	return sum
+}
+
+// BucketSum is the count of ev in the bucket that holds time at, 0 when the
+// ring no longer (or not yet) holds it (Java's getWindowPass).
+func (w *Window) BucketSum(at int64, ev Event) int64 {
+	slot, start := w.pos(at)
+	if b := slot.Load(); b != nil && b.start == start {
+		return b.sum(ev)
+	}
+	return 0
+}
+
+// Fits reports whether every window that holds time at's bucket, the
+// reserved future buckets included, totals at most limit of ev.
+func (w *Window) Fits(at int64, ev Event, limit int64) bool {
+	_, start := w.pos(at)
+	k := int64(w.sampleCount)
+	for first := start - (k-1)*w.lenMs; first <= start; first += w.lenMs {
+		var sum int64
+		for t := first; t < first+k*w.lenMs; t += w.lenMs {
+			sum += w.BucketSum(t, ev)
+		}
+		if sum > limit {
+			return false
+		}
+	}
+	return true
+}
+
+// reservedAfter reports whether a reservation may lie after the bucket
+// starting at start, in which case TryAdd checks the windows to come too.
+func (w *Window) reservedAfter(start int64) bool {
+	return w.reservedUntil.Load() > start
+}
