@@ -26,13 +26,33 @@ const (
 	Inbound                 // traffic=in: system rules apply
 )
 
-// ResourceTypes are the names type= accepts, in the runtime's order
-// (runtime.ParseResourceType reads the same names).
-var ResourceTypes = []string{"common", "web", "rpc", "gateway", "db", "cache", "mq"}
+// ResourceType is a name type= accepts and the runtime constant
+// (runtime.ResourceType) a wrapper declares for it.
+type ResourceType struct {
+	Name  string // as written in the directive: web
+	Const string // the runtime's constant: Web
+}
 
-// Directive is one parsed //sentinel:resource line. A key the directive
-// leaves out keeps its zero Value (IsSet false), so that the generator can
-// tell "defaulted" from "given".
+// ResourceTypes are the names type= accepts, in the runtime's order
+// (runtime.ParseResourceType reads the same names). The first is the
+// default.
+var ResourceTypes = []ResourceType{
+	{"common", "Common"}, {"web", "Web"}, {"rpc", "RPC"}, {"gateway", "APIGateway"},
+	{"db", "DBSQL"}, {"cache", "Cache"}, {"mq", "MQ"},
+}
+
+func resourceTypeNames() []string {
+	out := make([]string, len(ResourceTypes))
+	for i, rt := range ResourceTypes {
+		out[i] = rt.Name
+	}
+	return out
+}
+
+// Directive is one parsed //sentinel:resource line, with its defaults
+// filled in. A name-valued key the directive leaves out keeps its zero
+// Value (IsSet false), so that the generator can tell "defaulted" from
+// "given".
 type Directive struct {
 	Pos  token.Position // the directive's first slash
 	Func *ast.FuncDecl  // the function it annotates; nil from ParseLine
@@ -41,28 +61,17 @@ type Directive struct {
 	BlockHandler    Value
 	Fallback        Value
 	DefaultFallback Value
+	Wrapper         Value
 	Ignore          []Value // error values (ErrNotFound, io.EOF) or types (*NotFoundError)
 	Traffic         Traffic
-	TrafficValue    Value
-	Type            Value   // one of ResourceTypes; "common" when unset
-	Args            []Value // parameter names; nil: the default list
-	ArgsSet         bool
-	Batch           int // tokens per call; 1 when unset
-	BatchValue      Value
-	Wrapper         Value
-
-	// Keys holds every key as written, in order, with its position.
-	Keys []Value
+	Type            ResourceType // ResourceTypes[0] (common) when not given
+	// Args are the parameters hot-parameter rules see, by name: nil when
+	// args= is not given (every parameter but a leading context.Context),
+	// empty but not nil for args="" (none).
+	Args  []Value
+	Batch int // tokens per call; 1 when not given
 
 	// Bad is set when the line had problems (reported by the parser):
 	// checking it further would only report their consequences.
 	Bad bool
-}
-
-// ResourceType returns type= or its default.
-func (d *Directive) ResourceType() string {
-	if d.Type.IsSet() {
-		return d.Type.Text
-	}
-	return "common"
 }

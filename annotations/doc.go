@@ -10,17 +10,17 @@
 // double-quoted string, so it may hold spaces, commas and colons. ignore
 // and args take comma lists.
 //
-//	key              value                                       default
-//	name             resource name                               pkgpath.(*Type).method
-//	blockHandler     handler called when blocked (h or pkg.H)    none
-//	fallback         handler called on an error or a block       none
-//	defaultFallback  handler taking () or (error)                none
-//	ignore           error values and types never traced         none
-//	traffic          in or out                                   out
-//	type             common, web, rpc, gateway, db, cache, mq    common
-//	args             parameters passed to hot-parameter rules    all but a leading context.Context ("" for none)
-//	batch            tokens acquired per call, at least 1        1
-//	wrapper          name of the generated wrapper               the method's name, capitalised
+//	key              value                                                   default
+//	name             resource name                                           pkgpath.(*Type).method
+//	blockHandler     handler called when blocked (h or pkg.H)                none
+//	fallback         handler called on an error or a block                   none
+//	defaultFallback  handler taking () or (error)                            none
+//	ignore           error values and types never traced                     none
+//	traffic          in or out                                               out
+//	type             common, web, rpc, gateway, db, cache, mq                common
+//	args             parameters passed to hot-parameter rules ("" for none)  all but a leading context.Context
+//	batch            tokens acquired per call, at least 1                    1
+//	wrapper          name of the generated wrapper                           the method's name capitalised (getOrder → GetOrder)
 //
 // Parsing is purely syntactic: it checks the grammar and the values it can
 // check without types (traffic, type, batch, identifier syntax). Package

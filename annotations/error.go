@@ -23,7 +23,11 @@ func (e *Error) Error() string {
 }
 
 // ErrorList collects every problem of a run, so that a user fixes them all
-// at once instead of one per run.
+// at once instead of one per run. It is the one positioned error list of
+// sentinelgen: the parser, the generator and the command all use it. It
+// is not go/scanner.ErrorList because that one keeps only the first
+// problem of each line (RemoveMultiples) and prints one problem "and N
+// more"; a directive line often has several problems, and all are shown.
 type ErrorList []*Error
 
 // Add appends a problem at pos.

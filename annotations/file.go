@@ -76,7 +76,7 @@ func checkMisspelt(pos token.Position, text string, errs *ErrorList) {
 		return
 	}
 	hint := ""
-	if suggest(verb, []string{"resource"}) != "" {
+	if nearest(verb, []string{"resource"}) != "" {
 		hint = "; did you mean " + Prefix + "?"
 	}
 	errs.Add(pos, "unknown directive //sentinel:%s%s", verb, hint)

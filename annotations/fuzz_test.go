@@ -3,6 +3,7 @@ package annotations
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzParse checks that no directive text makes the parser panic, and that
@@ -40,6 +41,11 @@ func FuzzParse(f *testing.F) {
 		for _, v := range append(append([]Value{d.Name, d.Wrapper}, d.Ignore...), d.Args...) {
 			if v.IsSet() && (v.Pos.Offset < linePos().Offset || v.Pos.Offset > linePos().Offset+len(text)) {
 				t.Errorf("%q: value %q outside the line", text, v.Text)
+			}
+		}
+		for _, v := range append(append([]Value{d.Name, d.Wrapper, d.BlockHandler, d.Fallback, d.DefaultFallback}, d.Ignore...), d.Args...) {
+			if !utf8.ValidString(v.Text) {
+				t.Errorf("%q: value %q is not UTF-8", text, v.Text)
 			}
 		}
 		if d.Batch < 1 {

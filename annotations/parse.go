@@ -4,10 +4,8 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
-
-// Keys are the directive's keys, in the order of DESIGN.md's table.
-var Keys = []string{"name", "blockHandler", "fallback", "defaultFallback", "ignore", "traffic", "type", "args", "batch", "wrapper"}
 
 // IsDirective reports whether a comment's text (with its //) is a
 // //sentinel:resource directive.
@@ -23,7 +21,7 @@ func ParseLine(pos token.Position, text string) (*Directive, ErrorList) {
 	if !IsDirective(text) {
 		return nil, nil
 	}
-	p := &lineParser{base: pos, text: text, d: &Directive{Pos: pos, Batch: 1}, seen: map[string]token.Position{}}
+	p := &lineParser{base: pos, text: text, d: &Directive{Pos: pos, Type: ResourceTypes[0], Batch: 1}, seen: map[string]token.Position{}}
 	p.parse(len(Prefix))
 	p.d.Bad = len(p.errs) > 0
 	return p.d, p.errs
@@ -139,104 +137,31 @@ func scanQuoted(s string, i int) (int, bool) {
 
 // set validates one key=value pair and stores it in the directive.
 func (p *lineParser) set(key, val Value, itemBase int) {
-	d := p.d
 	if _, ok := p.seen[key.Text]; ok {
 		p.errs.Add(key.Pos, "duplicate key %s", key.Text)
 		return
 	}
-	if !isKey(key.Text) {
-		if s := suggest(key.Text, Keys); s != "" {
+	k := findKey(key.Text)
+	if k == nil {
+		if s := suggestKey(key.Text); s != "" {
 			p.errs.Add(key.Pos, "unknown key %s; did you mean %s?", key.Text, s)
 		} else {
-			p.errs.Add(key.Pos, "unknown key %s; want one of %s", key.Text, strings.Join(Keys, ", "))
+			p.errs.Add(key.Pos, "unknown key %s; want one of %s", key.Text, strings.Join(keyNames(), ", "))
 		}
 		return
 	}
 	p.seen[key.Text] = key.Pos
-	d.Keys = append(d.Keys, key)
-	shown := showValue(val.Text)
-	if key.Text == "args" && val.Text == "" {
-		d.ArgsSet = true // args="": hot-parameter rules see no arguments
+	if !utf8.ValidString(val.Text) {
+		// Names end up in metrics labels, logs and JSON, which need
+		// UTF-8; "\xff" is a valid Go string literal, so say so here.
+		p.errs.Add(val.Pos, "%s=%s: not valid UTF-8", key.Text, showValue(val.Text))
 		return
 	}
-	if val.Text == "" {
-		p.errs.Add(val.Pos, "%s=%s: empty value", key.Text, shown)
+	if val.Text == "" && k.name != "args" {
+		p.errs.Add(val.Pos, "%s=%s: empty value", key.Text, showValue(val.Text))
 		return
 	}
-	switch key.Text {
-	case "name":
-		d.Name = val
-	case "blockHandler", "fallback", "defaultFallback":
-		if !isHandlerRef(val.Text) {
-			p.errs.Add(val.Pos, "%s=%s: want a function name or pkg.Func", key.Text, shown)
-			return
-		}
-		switch key.Text {
-		case "blockHandler":
-			d.BlockHandler = val
-		case "fallback":
-			d.Fallback = val
-		default:
-			d.DefaultFallback = val
-		}
-	case "wrapper":
-		if !isIdent(val.Text) || val.Text == "_" {
-			p.errs.Add(val.Pos, "wrapper=%s: want an identifier", shown)
-			return
-		}
-		d.Wrapper = val
-	case "traffic":
-		switch val.Text {
-		case "in":
-			d.Traffic = Inbound
-		case "out":
-			d.Traffic = Outbound
-		default:
-			p.errs.Add(val.Pos, "traffic=%s: want in or out", shown)
-			return
-		}
-		d.TrafficValue = val
-	case "type":
-		if !contains(ResourceTypes, val.Text) {
-			hint := ""
-			if s := suggest(val.Text, ResourceTypes); s != "" {
-				hint = " (did you mean " + s + "?)"
-			}
-			p.errs.Add(val.Pos, "type=%s: want one of %s%s", shown, strings.Join(ResourceTypes, ", "), hint)
-			return
-		}
-		d.Type = val
-	case "batch":
-		n, err := strconv.Atoi(val.Text)
-		if err != nil || n < 1 {
-			p.errs.Add(val.Pos, "batch=%s: want a positive integer", shown)
-			return
-		}
-		d.Batch, d.BatchValue = n, val
-	case "args":
-		items := p.items(key.Text, val, itemBase)
-		seen := map[string]bool{}
-		for _, it := range items {
-			switch {
-			case !isIdent(it.Text) || it.Text == "_":
-				p.errs.Add(it.Pos, "args: %s is not a parameter name", showValue(it.Text))
-			case seen[it.Text]:
-				p.errs.Add(it.Pos, "args: duplicate parameter %s", it.Text)
-			default:
-				seen[it.Text] = true
-				d.Args = append(d.Args, it)
-			}
-		}
-		d.ArgsSet = true
-	case "ignore":
-		for _, it := range p.items(key.Text, val, itemBase) {
-			if !isErrorRef(it.Text) {
-				p.errs.Add(it.Pos, "ignore: %s is not an error value or type (want Name, pkg.Name, *Name or *pkg.Name)", showValue(it.Text))
-				continue
-			}
-			d.Ignore = append(d.Ignore, it)
-		}
-	}
+	k.set(p, key, val, itemBase)
 }
 
 // items splits a comma list, trimming spaces around items. base is the
@@ -266,37 +191,9 @@ func (p *lineParser) items(key string, list Value, base int) []Value {
 // Go keywords (type=).
 func isWord(s string) bool { return isIdent(s) || token.IsKeyword(s) }
 
-func isKey(s string) bool { return contains(Keys, s) }
-
-func contains(list []string, s string) bool {
-	for _, k := range list {
-		if k == s {
-			return true
-		}
-	}
-	return false
-}
-
-// isIdent reports whether s is a Go identifier (keywords included: the
-// generator reports those with their meaning).
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || isLetter(r) || (i > 0 && isDigit(r)) {
-			continue
-		}
-		return false
-	}
-	return !token.IsKeyword(s)
-}
-
-func isLetter(r rune) bool {
-	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r >= 0x80 && token.IsIdentifier(string(r))
-}
-
-func isDigit(r rune) bool { return '0' <= r && r <= '9' }
+// isIdent reports whether s is a Go identifier, exactly as the language
+// defines one (Unicode letters and digits included, keywords not).
+func isIdent(s string) bool { return token.IsIdentifier(s) }
 
 // isHandlerRef accepts name and pkg.Name.
 func isHandlerRef(s string) bool {

@@ -2,6 +2,7 @@ package annotations
 
 import (
 	"go/token"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -34,12 +35,32 @@ func TestParseLineAcceptsEveryKey(t *testing.T) {
 	assert.Equal(t, "dflt", d.DefaultFallback.Text)
 	assert.Equal(t, []string{"ErrNotFound", "io.EOF", "*NotFoundError", "*fs.PathError"}, texts(d.Ignore))
 	assert.Equal(t, Inbound, d.Traffic)
-	assert.Equal(t, "web", d.ResourceType())
+	assert.Equal(t, ResourceType{"web", "Web"}, d.Type)
 	assert.Equal(t, []string{"id", "name"}, texts(d.Args))
-	assert.True(t, d.ArgsSet)
 	assert.Equal(t, 3, d.Batch)
 	assert.Equal(t, "Get", d.Wrapper.Text)
-	assert.Len(t, d.Keys, 10)
+	for _, k := range keyNames() {
+		assert.Contains(t, d.Pos.String()+" "+lineOf(t, d), " "+k+"=", "the line gives every key")
+	}
+}
+
+// lineOf rebuilds which keys a parsed directive holds, as key= words.
+func lineOf(t *testing.T, d *Directive) string {
+	t.Helper()
+	var b strings.Builder
+	for _, kv := range []struct {
+		k   string
+		set bool
+	}{
+		{"name", d.Name.IsSet()}, {"blockHandler", d.BlockHandler.IsSet()}, {"fallback", d.Fallback.IsSet()},
+		{"defaultFallback", d.DefaultFallback.IsSet()}, {"ignore", len(d.Ignore) > 0}, {"traffic", d.Traffic == Inbound},
+		{"type", d.Type != ResourceTypes[0]}, {"args", d.Args != nil}, {"batch", d.Batch != 1}, {"wrapper", d.Wrapper.IsSet()},
+	} {
+		if kv.set {
+			b.WriteString(" " + kv.k + "=")
+		}
+	}
+	return b.String()
 }
 
 func TestParseLineDefaults(t *testing.T) {
@@ -47,16 +68,16 @@ func TestParseLineDefaults(t *testing.T) {
 	require.Empty(t, errs)
 	assert.False(t, d.Name.IsSet())
 	assert.Equal(t, Outbound, d.Traffic)
-	assert.Equal(t, "common", d.ResourceType())
+	assert.Equal(t, "common", d.Type.Name)
 	assert.Equal(t, 1, d.Batch)
-	assert.False(t, d.ArgsSet)
+	assert.Nil(t, d.Args, "args= not given: the default list")
 }
 
 func TestParseLineEmptyArgsMeansNone(t *testing.T) {
 	for _, text := range []string{`//sentinel:resource args=""`, `//sentinel:resource args=`} {
 		d, errs := ParseLine(linePos(), text)
 		require.Empty(t, errs, text)
-		assert.True(t, d.ArgsSet, text)
+		assert.NotNil(t, d.Args, text)
 		assert.Empty(t, d.Args, text)
 	}
 }
@@ -160,8 +181,44 @@ func texts(vs []Value) []string {
 }
 
 func TestSuggest(t *testing.T) {
-	assert.Equal(t, "defaultFallback", suggest("defaultFalback", Keys))
-	assert.Equal(t, "", suggest("x", Keys))
-	assert.Equal(t, 3, editDistance("kitten", "sitting"))
+	assert.Equal(t, "defaultFallback", suggestKey("defaultFalback"))
+	assert.Equal(t, "", suggestKey("x"))
+	assert.Equal(t, "blockHandler", suggestKey("blockHandlerClass"), "a Java attribute names its key")
 	assert.True(t, strings.HasPrefix(Prefix, "//"))
+}
+
+func TestParseLineAcceptsGoIdentifiers(t *testing.T) {
+	// Unicode digits are identifier characters (x/tools names its
+	// extracted functions so).
+	d, errs := ParseLine(linePos(), `//sentinel:resource wrapper=Lookup۰v2 defaultFallback=sentinelDF_ext۰bytes۰Equal blockHandler=pkg.Ünïcode args=β,ĳ`)
+	require.Empty(t, errLines(errs))
+	assert.Equal(t, "Lookup۰v2", d.Wrapper.Text)
+	assert.Equal(t, "sentinelDF_ext۰bytes۰Equal", d.DefaultFallback.Text)
+	assert.Equal(t, "pkg.Ünïcode", d.BlockHandler.Text)
+	assert.Equal(t, []string{"β", "ĳ"}, texts(d.Args))
+	for _, bad := range []string{"۰v2", "a-b", "a·b"[:2], "go"} {
+		_, errs := ParseLine(linePos(), `//sentinel:resource wrapper=`+strconv.Quote(bad))
+		assert.NotEmpty(t, errs, bad)
+	}
+}
+
+func TestParseLineRefusesNonUTF8(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{`//sentinel:resource name="ab\xff"`, `a.go:3:26: name="ab\xff": not valid UTF-8`},
+		{`//sentinel:resource wrapper="W\xc3"`, `a.go:3:29: wrapper="W\xc3": not valid UTF-8`},
+		{`//sentinel:resource blockHandler="h\xff"`, `a.go:3:34: blockHandler="h\xff": not valid UTF-8`},
+		{`//sentinel:resource ignore="io.EOF,E\xff"`, `a.go:3:28: ignore="io.EOF,E\xff": not valid UTF-8`},
+		{`//sentinel:resource args="a\xff"`, `a.go:3:26: args="a\xff": not valid UTF-8`},
+		// A raw invalid byte: Go source would not compile, but ParseLine
+		// takes any text.
+		{"//sentinel:resource name=a\xffb", `a.go:3:26: name="a\xffb": not valid UTF-8`},
+	}
+	for _, tt := range tests {
+		d, errs := ParseLine(linePos(), tt.text)
+		assert.Equal(t, []string{tt.want}, errLines(errs), tt.text)
+		assert.True(t, d.Bad)
+	}
+	d, errs := ParseLine(linePos(), `//sentinel:resource name=ab\xff`)
+	assert.Empty(t, errs, "unquoted, a backslash is just a character")
+	assert.Equal(t, `ab\xff`, d.Name.Text)
 }

@@ -96,15 +96,10 @@ func (g *fileGen) decls(ws []*wrapper) []jen.Code {
 	return out
 }
 
-var resourceTypeConsts = map[string]string{
-	"common": "Common", "web": "Web", "rpc": "RPC", "gateway": "APIGateway",
-	"db": "DBSQL", "cache": "Cache", "mq": "MQ",
-}
-
 // declare builds w's runtime.Declare call.
 func (g *fileGen) declare(w *wrapper) jen.Code {
 	traffic := "Outbound"
-	if w.d.Traffic == annotations.Inbound {
+	if w.traffic == annotations.Inbound {
 		traffic = "Inbound"
 	}
 	var params []jen.Code
@@ -114,7 +109,7 @@ func (g *fileGen) declare(w *wrapper) jen.Code {
 	fields := jen.Dict{
 		jen.Id("Name"):    jen.Lit(w.resource),
 		jen.Id("Traffic"): g.qual(runtimePath, traffic),
-		jen.Id("Type"):    g.qual(runtimePath, resourceTypeConsts[w.d.ResourceType()]),
+		jen.Id("Type"):    g.qual(runtimePath, w.resType),
 	}
 	if len(params) > 0 {
 		fields[jen.Id("Params")] = jen.Index().String().Values(params...)

@@ -100,7 +100,7 @@ func generatePackage(p *packages.Package) *Package {
 		content, err := emitFile(p.Types, pkgNames, af.path, buildConstraint(af.path, af.syntax), af.wrappers)
 		if err != nil {
 			// A bug in the generator, not in the user's code: say where.
-			out.Errors.Add(af.wrappers[0].d.Pos, "internal error: %v", err)
+			out.Errors.Add(af.wrappers[0].pos, "internal error: %v", err)
 			continue
 		}
 		outPath := OutputPath(af.path)
@@ -142,11 +142,7 @@ func checkDuplicateWrappers(r *resolver, files []*annotatedFile) {
 				key = w.recvNamed.Obj().Name() + "." + w.name
 			}
 			if first := seen[key]; first != nil {
-				pos := w.d.Wrapper.Pos
-				if !w.d.Wrapper.IsSet() {
-					pos = w.d.Pos
-				}
-				r.errs.Add(pos, "wrapper %s is also generated for %s (%s)", w.name, describe(first), r.short(first.d.Func.Pos()))
+				r.errs.Add(w.namePos, "wrapper %s is also generated for %s (%s)", w.name, describe(first), r.short(first.declPos))
 				continue
 			}
 			seen[key] = w
@@ -163,7 +159,7 @@ func checkForeignOutputs(r *resolver, files []*annotatedFile) {
 		}
 		path := OutputPath(af.path)
 		if _, err := os.Stat(path); err == nil && !hasHeader(path) {
-			r.errs.Add(af.wrappers[0].d.Pos, "%s exists and was not written by sentinelgen; move it so that the wrappers can be written there", filepath.Base(path))
+			r.errs.Add(af.wrappers[0].pos, "%s exists and was not written by sentinelgen; move it so that the wrappers can be written there", filepath.Base(path))
 		}
 	}
 }

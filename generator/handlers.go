@@ -8,10 +8,9 @@ import (
 )
 
 // resolveHandlers finds blockHandler, fallback and defaultFallback and
-// checks their signatures against DESIGN.md's rules.
-func (r *resolver) resolveHandlers(w *wrapper) {
+// checks their signatures against the shapes in the package doc.
+func (r *resolver) resolveHandlers(w *wrapper, d *annotations.Directive) {
 	biz := shapeOf(w.sig)
-	d := w.d
 	if d.BlockHandler.IsSet() {
 		if h, have := r.findHandler(w, d.BlockHandler, "blockHandler"); h != nil {
 			if want := blockHandlerShape(biz); !have.matches(want) {
@@ -112,8 +111,8 @@ func (r *resolver) findHandler(w *wrapper, v annotations.Value, key string) (*ha
 
 // resolveIgnore resolves ignore= items: error values (errors.Is) and error
 // types (errors.As).
-func (r *resolver) resolveIgnore(w *wrapper) {
-	for _, v := range w.d.Ignore {
+func (r *resolver) resolveIgnore(w *wrapper, d *annotations.Directive) {
+	for _, v := range d.Ignore {
 		ref, ptr := strings.CutPrefix(v.Text, "*")
 		obj := r.lookup(w, v, ref, "ignore")
 		switch obj := obj.(type) {

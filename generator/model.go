@@ -2,18 +2,23 @@ package generator
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"github.com/sentinelgen/sentinelgen/annotations"
 )
 
 // wrapper is one annotated function, resolved against its package's types:
-// everything emission needs, already checked.
+// everything emission needs, already checked. Emission reads only this,
+// never the directive.
 type wrapper struct {
-	d    *annotations.Directive
 	file *ast.File
 	fn   *types.Func
 	sig  *types.Signature
+
+	pos     token.Position // the directive
+	namePos token.Position // wrapper=, else the directive
+	declPos token.Pos      // the annotated function
 
 	recv      *types.Var   // the receiver; nil for a function
 	recvNamed *types.Named // the receiver's named type
@@ -26,6 +31,14 @@ type wrapper struct {
 	ctxParam int   // index of a leading context.Context, or -1
 	args     []int // indices of the parameters hot-parameter rules see
 	hasErr   bool  // the last result is an error
+	batch    int   // tokens per call
+	traffic  annotations.Traffic
+	resType  string // the runtime's ResourceType constant: Common, Web, ...
+
+	// lockSafe: a result holds a lock (a sync.Mutex, say), which go vet's
+	// copylocks check forbids copying, so results are never copied
+	// through locals (see wrapper.go).
+	lockSafe bool
 
 	block, fallback, dflt *handler
 	ignore                []ignoreRef

@@ -29,9 +29,16 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 		r.errs.Add(d.Pos, "%s: cannot resolve the annotated function", d.Func.Name.Name)
 		return nil
 	}
-	w := &wrapper{d: d, file: file, fn: fn, sig: fn.Type().(*types.Signature), ctxParam: -1}
+	w := &wrapper{
+		file: file, fn: fn, sig: fn.Type().(*types.Signature), ctxParam: -1,
+		pos: d.Pos, namePos: d.Pos, declPos: d.Func.Pos(),
+		batch: d.Batch, traffic: d.Traffic, resType: d.Type.Const,
+	}
+	if d.Wrapper.IsSet() {
+		w.namePos = d.Wrapper.Pos
+	}
 	before := len(r.errs)
-	if !r.checkTypesValid(w) {
+	if !r.checkTypesValid(w, d) {
 		return nil
 	}
 	if recv := w.sig.Recv(); recv != nil {
@@ -46,7 +53,7 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 			return nil
 		}
 	}
-	w.name = r.wrapperName(w)
+	w.name = r.wrapperName(w, d)
 	w.resource = resourceName(w)
 	if d.Name.IsSet() {
 		w.resource = d.Name.Text
@@ -54,13 +61,15 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 	if ps := w.params(); ps.Len() > 0 && isContext(ps.At(0).Type()) {
 		w.ctxParam = 0
 	}
-	r.resolveArgs(w)
+	r.resolveArgs(w, d)
 	if rs := w.results(); rs.Len() > 0 && isError(rs.At(rs.Len()-1).Type()) {
 		w.hasErr = true
 	}
-	r.resolveHandlers(w)
-	r.resolveIgnore(w)
-	if !w.hasErr && w.block == nil && w.fallback == nil && w.dflt == nil && !d.BlockHandler.IsSet() && !d.Fallback.IsSet() && !d.DefaultFallback.IsSet() {
+	r.resolveHandlers(w, d)
+	r.resolveIgnore(w, d)
+	w.lockSafe = resultsHoldLocks(w.sig)
+	// A handler that is given but does not resolve is reported already.
+	if !w.hasErr && !d.BlockHandler.IsSet() && !d.Fallback.IsSet() && !d.DefaultFallback.IsSet() {
 		r.errs.Add(d.Pos, "%s has no error result to return a block in: give it a blockHandler, fallback or defaultFallback", describe(w))
 	}
 	if !w.hasErr && len(d.Ignore) > 0 {
@@ -74,7 +83,7 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 
 // checkTypesValid reports, with the type checker's own messages, a
 // signature that does not type-check: a wrapper for it could not either.
-func (r *resolver) checkTypesValid(w *wrapper) bool {
+func (r *resolver) checkTypesValid(w *wrapper, d *annotations.Directive) bool {
 	valid := true
 	for _, tup := range []*types.Tuple{w.sig.Params(), w.sig.Results()} {
 		for v := range tup.Variables() {
@@ -86,7 +95,7 @@ func (r *resolver) checkTypesValid(w *wrapper) bool {
 	if valid {
 		return true
 	}
-	ft := w.d.Func.Type
+	ft := d.Func.Type
 	found := false
 	for _, e := range r.pkg.TypeErrors {
 		if e.Pos >= ft.Pos() && e.Pos < ft.End() {
@@ -95,7 +104,7 @@ func (r *resolver) checkTypesValid(w *wrapper) bool {
 		}
 	}
 	if !found {
-		r.errs.Add(w.d.Pos, "%s: its signature does not type-check", w.fn.Name())
+		r.errs.Add(d.Pos, "%s: its signature does not type-check", w.fn.Name())
 	}
 	return false
 }
@@ -154,8 +163,7 @@ func resourceName(w *wrapper) string {
 
 // wrapperName is wrapper= or the capitalised name, checked against what
 // the receiver or package already declares.
-func (r *resolver) wrapperName(w *wrapper) string {
-	d := w.d
+func (r *resolver) wrapperName(w *wrapper, d *annotations.Directive) string {
 	name, pos := d.Wrapper.Text, d.Wrapper.Pos
 	if !d.Wrapper.IsSet() {
 		pos = d.Pos
@@ -216,9 +224,9 @@ func (r *resolver) short(p token.Pos) string {
 
 // resolveArgs maps args= to parameter indices, or takes every parameter but
 // a leading context.
-func (r *resolver) resolveArgs(w *wrapper) {
+func (r *resolver) resolveArgs(w *wrapper, d *annotations.Directive) {
 	ps := w.params()
-	if !w.d.ArgsSet {
+	if d.Args == nil {
 		for i := range ps.Len() {
 			if i != w.ctxParam {
 				w.args = append(w.args, i)
@@ -232,7 +240,7 @@ func (r *resolver) resolveArgs(w *wrapper) {
 			names = append(names, v.Name())
 		}
 	}
-	for _, a := range w.d.Args {
+	for _, a := range d.Args {
 		found := -1
 		for i := range ps.Len() {
 			if ps.At(i).Name() == a.Text {

@@ -46,7 +46,10 @@ func (g *fileGen) locals(w *wrapper) locals {
 	return l
 }
 
-// wrapper builds one wrapper function: DESIGN.md's seven steps.
+// wrapper builds one wrapper function. Its body takes seven steps: 1. the
+// context; 2. the entry; 3. when blocked, the block handlers; 4. the
+// business call; 5. a business error traced and handed to the fallback;
+// 6. the exit, deferred; 7. a panic recorded as the call's error.
 func (g *fileGen) wrapper(w *wrapper) jen.Code {
 	l := g.locals(w)
 	fn := jen.Commentf("%s calls %s as the Sentinel resource %q.", w.name, w.fn.Name(), w.resource).Line().Func()
@@ -66,7 +69,11 @@ func (g *fileGen) wrapper(w *wrapper) jen.Code {
 			params[i] = jen.Id(p).Add(g.typeExpr(t))
 		}
 	}
-	fn.Params(params...).Add(g.results(w.results(), nil))
+	var named []string
+	if w.lockSafe && w.hasErr {
+		named = l.results // returned bare: never copied from a local
+	}
+	fn.Params(params...).Add(g.results(w.results(), named))
 	return fn.BlockFunc(func(body *jen.Group) { g.body(body, w, l) })
 }
 
@@ -106,8 +113,8 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 	// 2. The entry. Arguments are boxed for hot-parameter rules only when
 	// one applies, so that a wrapper allocates nothing of its own.
 	var opts []jen.Code
-	if w.d.Batch > 1 {
-		opts = append(opts, rt("WithBatchCount").Call(jen.Lit(w.d.Batch)))
+	if w.batch > 1 {
+		opts = append(opts, rt("WithBatchCount").Call(jen.Lit(w.batch)))
 	}
 	entry := func(extra ...jen.Code) *jen.Statement {
 		return jen.Id(w.resVar).Dot("Entry").Call(append(append([]jen.Code{ctx}, extra...), opts...)...)
@@ -153,11 +160,19 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 		body.Add(call)
 		return
 	}
+	if w.lockSafe && !w.hasErr {
+		body.Return(call) // nothing to look at: the results go straight back
+		return
+	}
 	res := make([]jen.Code, len(l.results))
 	for i, r := range l.results {
 		res[i] = jen.Id(r)
 	}
-	body.List(res...).Op(":=").Add(call)
+	if w.lockSafe {
+		body.List(res...).Op("=").Add(call) // into the named results
+	} else {
+		body.List(res...).Op(":=").Add(call)
+	}
 
 	// 5. A business error: a BlockError from a nested resource goes to
 	// the block handlers, as Java's aspect catches a BlockException thrown
@@ -203,6 +218,10 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 			}
 		})
 	}
+	if w.lockSafe {
+		body.Return()
+		return
+	}
 	body.Return(res...)
 }
 
@@ -219,6 +238,12 @@ func (g *fileGen) blocked(blk *jen.Group, w *wrapper, l locals) {
 	}
 	// No handler: zero values and the BlockError as the error result.
 	n := w.results().Len()
+	if w.lockSafe {
+		// The named results are zero: set the error, return them bare.
+		blk.Id(l.results[n-1]).Op("=").Id(l.block)
+		blk.Return()
+		return
+	}
 	out := make([]jen.Code, n)
 	for i := range n - 1 {
 		t := w.results().At(i).Type()
