@@ -8,22 +8,41 @@ import (
 )
 
 // buildConstraint returns the //go:build expression the output of source
-// file f (named path) must carry: the file's own //go:build line, and
-// the GOOS and GOARCH its name implies (order_linux.go), which the output's
-// name (order_linux_sentinel.go) no longer implies. It returns "" when the
-// file builds everywhere.
+// file f (named path) must carry: everything that decides whether the go
+// command builds the source, which the output, a file of its own, would
+// otherwise not repeat. That is the file's //go:build line, or its
+// // +build lines when it has none (they still count then); the cgo an
+// import "C" implies; and the GOOS and GOARCH its name implies
+// (order_linux.go), which the output's name (order_linux_sentinel.go) no
+// longer does. It returns "" when the file builds everywhere.
 func buildConstraint(path string, f *ast.File) string {
-	var exprs []constraint.Expr
+	var goBuild, plusBuild []constraint.Expr
 	for _, cg := range f.Comments {
 		if cg.Pos() >= f.Package {
 			break
 		}
+		if cg == f.Doc {
+			continue // the package doc: constraints end at a blank line
+		}
 		for _, c := range cg.List {
-			if constraint.IsGoBuild(c.Text) {
-				if x, err := constraint.Parse(c.Text); err == nil {
-					exprs = append(exprs, x)
-				}
+			x, err := constraint.Parse(c.Text)
+			switch {
+			case err != nil:
+			case constraint.IsGoBuild(c.Text):
+				goBuild = append(goBuild, x)
+			case constraint.IsPlusBuild(c.Text):
+				plusBuild = append(plusBuild, x)
 			}
+		}
+	}
+	exprs := goBuild
+	if len(goBuild) == 0 {
+		exprs = plusBuild // several // +build lines must all hold
+	}
+	for _, spec := range f.Imports {
+		if spec.Path.Value == `"C"` {
+			exprs = append(exprs, &constraint.TagExpr{Tag: "cgo"})
+			break
 		}
 	}
 	if x := nameConstraint(filepath.Base(path)); x != nil {

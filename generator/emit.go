@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/types"
+	"maps"
 	"path/filepath"
 
 	"github.com/dave/jennifer/jen"
@@ -48,7 +49,11 @@ func emitFile(pkg *types.Package, pkgNames map[string]bool, src, constraint stri
 	// parameter must not shadow an import the body uses), and which imports
 	// the body uses is known only once it is built: build it twice.
 	g.decls(ws)
-	g.aliases = importAliases(g.names, pkgNames)
+	tparams := map[string]bool{}
+	for _, w := range ws {
+		maps.Copy(tparams, typeParamNames(w))
+	}
+	g.aliases = importAliases(g.names, pkgNames, tparams)
 	g.aliasNames = map[string]bool{}
 	for _, a := range g.aliases {
 		g.aliasNames[a] = true

@@ -27,7 +27,7 @@ func Generate(cfg Config) (*Result, error) {
 	res.Timing.Load = time.Since(start)
 	start = time.Now()
 	for _, p := range pkgs {
-		res.Packages = append(res.Packages, generatePackage(p))
+		res.Packages = append(res.Packages, generatePackage(cfg, p))
 	}
 	sort.Slice(res.Packages, func(i, j int) bool { return res.Packages[i].PkgPath < res.Packages[j].PkgPath })
 	res.Timing.Generate = time.Since(start)
@@ -41,12 +41,12 @@ type annotatedFile struct {
 	wrappers []*wrapper
 }
 
-func generatePackage(p *packages.Package) *Package {
+func generatePackage(cfg Config, p *packages.Package) *Package {
 	out := &Package{PkgPath: p.PkgPath, Dir: pkgDir(p)}
 	if out.Errors = loadErrors(p); len(out.Errors) > 0 {
 		return out
 	}
-	r := &resolver{pkg: p}
+	r := &resolver{cfg: cfg, pkg: p, dir: out.Dir}
 	var files []*annotatedFile
 	loaded := map[string]bool{}
 	for _, path := range p.GoFiles {
@@ -91,7 +91,7 @@ func generatePackage(p *packages.Package) *Package {
 		return out
 	}
 
-	pkgNames := packageNames(p, files)
+	pkgNames := packageNames(p, r.siblings(), files)
 	written := map[string]bool{}
 	for _, af := range files {
 		if len(af.wrappers) == 0 {
@@ -164,12 +164,16 @@ func checkForeignOutputs(r *resolver, files []*annotatedFile) {
 	}
 }
 
-// packageNames is the package block as generated code sees it, with the
-// names generation adds: package-level wrappers and resource variables,
-// which it chooses here.
-func packageNames(p *packages.Package, files []*annotatedFile) map[string]bool {
+// packageNames is the package block as generated code sees it, in every
+// build of the package (test files and other build configurations
+// included), with the names generation adds: package-level wrappers and
+// resource variables, which it chooses here.
+func packageNames(p *packages.Package, sib *siblings, files []*annotatedFile) map[string]bool {
 	names := map[string]bool{}
 	for _, n := range p.Types.Scope().Names() {
+		names[n] = true
+	}
+	for n := range sib.topLevel {
 		names[n] = true
 	}
 	for _, af := range files {
@@ -187,7 +191,12 @@ func packageNames(p *packages.Package, files []*annotatedFile) map[string]bool {
 			if w.recvNamed != nil {
 				base = "sentinel_" + w.recvNamed.Obj().Name() + "_" + w.fn.Name()
 			}
+			// The wrapper's type parameters would shadow the variable.
+			tps := typeParamNames(w)
 			w.resVar = n.fresh(base)
+			for tps[w.resVar] {
+				w.resVar = n.fresh(base)
+			}
 		}
 	}
 	return n.taken

@@ -70,3 +70,15 @@ func (w *wrapper) typeParams() *types.TypeParamList {
 	}
 	return w.sig.TypeParams()
 }
+
+// typeParamNames are the names of the type parameters the wrapper
+// declares, which shadow package-level names and imports inside it.
+func typeParamNames(w *wrapper) map[string]bool {
+	names := map[string]bool{}
+	if tps := w.typeParams(); tps != nil {
+		for tp := range tps.TypeParams() {
+			names[tp.Obj().Name()] = true
+		}
+	}
+	return names
+}

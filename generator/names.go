@@ -47,14 +47,16 @@ var predeclared = set("nil", "true", "false", "new", "panic", "recover", "error"
 // importAliases names each imported package for one generated file: its
 // own name where that is free, else the name with a numeric suffix. Names
 // declared at package level are never free (a file's import may not share
-// a name with the package block), and neither is another import's.
-func importAliases(pkgs map[string]string, packageNames map[string]bool) map[string]string {
+// a name with the package block), nor another import's, nor a type
+// parameter's of a wrapper in the file (it would shadow the import inside
+// the wrapper).
+func importAliases(pkgs map[string]string, packageNames, typeParams map[string]bool) map[string]string {
 	paths := make([]string, 0, len(pkgs))
 	for p := range pkgs {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	n := newNamer(packageNames, set("_", "."))
+	n := newNamer(packageNames, typeParams, set("_", "."))
 	out := make(map[string]string, len(paths))
 	for _, p := range paths {
 		out[p] = n.fresh(pkgs[p])

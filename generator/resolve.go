@@ -15,8 +15,20 @@ import (
 
 // resolver checks directives against one package's types.
 type resolver struct {
+	cfg  Config
 	pkg  *packages.Package
+	dir  string
+	sib  *siblings // read on first use: most packages have no directives
 	errs annotations.ErrorList
+}
+
+// siblings returns what the package's files declare beyond what the type
+// checker saw.
+func (r *resolver) siblings() *siblings {
+	if r.sib == nil {
+		r.sib = readSiblings(r.cfg, r.pkg, r.dir)
+	}
+	return r.sib
 }
 
 func (r *resolver) pos(p token.Pos) token.Position { return r.pkg.Fset.Position(p) }
@@ -184,13 +196,51 @@ func (r *resolver) wrapperName(w *wrapper, d *annotations.Directive) string {
 		return ""
 	}
 	if w.recv != nil {
-		obj, index, _ := types.LookupFieldOrMethod(w.recv.Type(), true, w.fn.Pkg(), name)
-		if obj != nil && len(index) == 1 {
-			r.errs.Add(pos, "wrapper %s: %s already has a %s %s (%s)", name, w.recvNamed.Obj().Name(), objKind(obj), name, r.short(obj.Pos()))
+		return r.methodWrapperName(w, name, pos)
+	}
+	if obj := w.fn.Pkg().Scope().Lookup(name); obj != nil {
+		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, r.short(obj.Pos()))
+		return ""
+	}
+	if at, ok := r.siblings().topLevel[name]; ok {
+		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, shortPos(at))
+		return ""
+	}
+	if why, ok := r.siblings().importClash(name); ok {
+		r.errs.Add(pos, "wrapper %s: %s; add wrapper=Name", name, why)
+		return ""
+	}
+	return name
+}
+
+// methodWrapperName checks a method wrapper's name against the
+// receiver's members, its own and promoted ones, in every build of the
+// package, and against the signatures go vet expects of some names.
+func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position) string {
+	typ := w.recvNamed.Obj().Name()
+	obj, index, _ := types.LookupFieldOrMethod(w.recv.Type(), true, w.fn.Pkg(), name)
+	switch {
+	case obj != nil && len(index) == 1:
+		r.errs.Add(pos, "wrapper %s: %s already has a %s %s (%s)", name, typ, objKind(obj), name, r.short(obj.Pos()))
+		return ""
+	case obj != nil:
+		// Promoted through an embedded field: the wrapper would hide it,
+		// breaking code that assigns a field, or silently changing which
+		// method a call (or an interface) gets.
+		if st, ok := w.recvNamed.Underlying().(*types.Struct); ok && index[0] < st.NumFields() {
+			emb := st.Field(index[0])
+			r.errs.Add(pos, "wrapper %s would hide the %s %s that %s gets from its embedded %s (%s): add wrapper=Name",
+				name, objKind(obj), name, typ, types.TypeString(emb.Type(), qualifier(w.fn.Pkg())), r.short(emb.Pos()))
 			return ""
 		}
-	} else if obj := w.fn.Pkg().Scope().Lookup(name); obj != nil {
-		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, r.short(obj.Pos()))
+	}
+	if at, ok := r.siblings().members[typ][name]; ok {
+		r.errs.Add(pos, "wrapper %s: %s already has a member %s (%s)", name, typ, name, shortPos(at))
+		return ""
+	}
+	if want := nonCanonical(name, w.sig); want != "" {
+		r.errs.Add(pos, "wrapper %s: go vet requires a method %s to have signature %s, and %s has %s: add wrapper=Name",
+			name, name, want, w.fn.Name(), strings.TrimPrefix(types.TypeString(w.sig, qualifier(w.fn.Pkg())), "func"))
 		return ""
 	}
 	return name

@@ -38,6 +38,26 @@ func TestBuildConstraintJoinsLineAndName(t *testing.T) {
 	assert.Equal(t, "", buildConstraint("/d/x.go", &ast.File{Package: 1}))
 }
 
+func TestBuildConstraintReadsPlusBuildCgoAndNotThePackageDoc(t *testing.T) {
+	tests := []struct{ name, file, src, want string }{
+		{"+build lines without //go:build count, all of them",
+			"x.go", "// +build windows darwin\n// +build !386\n\npackage p\n", "//go:build (windows || darwin) && !386"},
+		{"//go:build wins over +build",
+			"x.go", "//go:build linux\n// +build windows\n\npackage p\n", "//go:build linux"},
+		{"a constraint in the package doc is none",
+			"x.go", "// +build windows\npackage p\n", ""},
+		{"import \"C\" implies cgo",
+			"x_linux.go", "//go:build !race\n\npackage p\n\n// #include <unistd.h>\nimport \"C\"\n", "//go:build !race && cgo && linux"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := parser.ParseFile(token.NewFileSet(), tt.file, tt.src, parser.ParseComments)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, buildConstraint("/d/"+tt.file, f))
+		})
+	}
+}
+
 func TestParsePos(t *testing.T) {
 	assert.Equal(t, token.Position{Filename: "/a/b.go", Line: 3, Column: 4}, parsePos("/a/b.go:3:4"))
 	assert.Equal(t, token.Position{Filename: "c:/a/b.go", Line: 3}, parsePos("c:/a/b.go:3"))
@@ -54,6 +74,6 @@ func TestIsGenerated(t *testing.T) {
 
 func TestImportAliasesAvoidThePackageBlock(t *testing.T) {
 	got := importAliases(map[string]string{"fmt": "fmt", "a/x": "x", "b/x": "x", "context": "context"},
-		map[string]bool{"fmt": true})
-	assert.Equal(t, map[string]string{"fmt": "fmt1", "a/x": "x", "b/x": "x1", "context": "context"}, got)
+		map[string]bool{"fmt": true}, map[string]bool{"context": true})
+	assert.Equal(t, map[string]string{"fmt": "fmt1", "a/x": "x", "b/x": "x1", "context": "context1"}, got)
 }

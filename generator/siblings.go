@@ -1,0 +1,299 @@
+package generator
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// siblings is what the package's files declare beyond what the type
+// checker saw: a wrapper must not clash with a name of any build of the
+// package, not only the one being loaded. Files of other build
+// configurations (x_windows.go on linux) and the package's own test files
+// (x_test.go in package x, not x_test) are read by syntax; every file's
+// imports are kept, because a package-level name may not repeat a file's
+// import name, nor a name a file dot-imports.
+type siblings struct {
+	topLevel map[string]token.Position            // package-level names of unloaded files
+	members  map[string]map[string]token.Position // type name -> its methods and fields, from unloaded files
+	imports  []fileImport                         // of every file, loaded or not
+}
+
+// fileImport is one import of one file.
+type fileImport struct {
+	file string         // base name
+	name string         // the name it is imported under, "." for a dot import
+	path string         // import path
+	pos  token.Position // the import spec
+	pkg  *types.Package // set for a dot import: what it brings in
+}
+
+// readSiblings reads the package directory's .go files. Files of another
+// package (an external test package x_test, a //go:build ignore program)
+// and sentinelgen's own outputs of loaded sources (being regenerated) are
+// skipped; a file that does not parse is skipped too (the go command will
+// say why when it matters).
+func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
+	s := &siblings{topLevel: map[string]token.Position{}, members: map[string]map[string]token.Position{}}
+	loaded := map[string]bool{}
+	for i, f := range p.Syntax {
+		name := p.CompiledGoFiles[i]
+		if filepath.Dir(name) != dir {
+			name = p.Fset.PositionFor(f.Package, true).Filename
+		}
+		loaded[filepath.Base(name)] = true
+		if isOutput(f) {
+			continue
+		}
+		for _, spec := range f.Imports {
+			i := s.addImport(p.Fset, name, spec)
+			if i < 0 {
+				continue
+			}
+			if pn := p.TypesInfo.PkgNameOf(spec); pn != nil {
+				imp := &s.imports[i]
+				if imp.name == "." {
+					imp.pkg = pn.Imported()
+				} else {
+					imp.name = pn.Name()
+				}
+			}
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return s
+	}
+	fset := token.NewFileSet()
+	var dots []int // indices of the unloaded files' dot imports
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || loaded[name] || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
+			continue
+		}
+		if strings.HasSuffix(name, Suffix) && loaded[strings.TrimSuffix(name, Suffix)+".go"] {
+			continue // a previous output of a loaded source: regenerated now
+		}
+		path := filepath.Join(dir, name)
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil || f.Name.Name != p.Name {
+			continue
+		}
+		for _, spec := range f.Imports {
+			if i := s.addImport(fset, path, spec); i >= 0 && s.imports[i].name == "." {
+				dots = append(dots, i)
+			}
+		}
+		s.addDecls(fset, f)
+	}
+	s.resolveDotImports(cfg, p, dir, dots)
+	return s
+}
+
+// addImport records spec and returns its index, or -1 for a blank or
+// malformed import.
+func (s *siblings) addImport(fset *token.FileSet, file string, spec *ast.ImportSpec) int {
+	path, err := strconv.Unquote(spec.Path.Value)
+	if err != nil {
+		return -1
+	}
+	imp := fileImport{file: filepath.Base(file), path: path, pos: fset.Position(spec.Pos())}
+	if spec.Name != nil {
+		imp.name = spec.Name.Name
+	}
+	if imp.name == "_" {
+		return -1
+	}
+	s.imports = append(s.imports, imp)
+	return len(s.imports) - 1
+}
+
+// addDecls records f's package-level names and its types' methods and
+// fields.
+func (s *siblings) addDecls(fset *token.FileSet, f *ast.File) {
+	add := func(m map[string]token.Position, id *ast.Ident) {
+		if id.Name == "_" {
+			return
+		}
+		if _, ok := m[id.Name]; !ok {
+			m[id.Name] = fset.Position(id.Pos())
+		}
+	}
+	members := func(typ string) map[string]token.Position {
+		if s.members[typ] == nil {
+			s.members[typ] = map[string]token.Position{}
+		}
+		return s.members[typ]
+	}
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				if d.Name.Name != "init" {
+					add(s.topLevel, d.Name)
+				}
+			} else if len(d.Recv.List) == 1 {
+				if typ := recvTypeName(d.Recv.List[0].Type); typ != "" {
+					add(members(typ), d.Name)
+				}
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch sp := spec.(type) {
+				case *ast.TypeSpec:
+					add(s.topLevel, sp.Name)
+					if st, ok := sp.Type.(*ast.StructType); ok {
+						for _, field := range st.Fields.List {
+							for _, id := range field.Names {
+								add(members(sp.Name.Name), id)
+							}
+							if len(field.Names) == 0 {
+								if id := embeddedName(field.Type); id != nil {
+									add(members(sp.Name.Name), id)
+								}
+							}
+						}
+					}
+				case *ast.ValueSpec:
+					for _, id := range sp.Names {
+						add(s.topLevel, id)
+					}
+				}
+			}
+		}
+	}
+}
+
+// recvTypeName is T of a receiver T, *T, T[K] or *T[K].
+func recvTypeName(x ast.Expr) string {
+	for {
+		switch t := x.(type) {
+		case *ast.StarExpr:
+			x = t.X
+		case *ast.ParenExpr:
+			x = t.X
+		case *ast.IndexExpr:
+			x = t.X
+		case *ast.IndexListExpr:
+			x = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// embeddedName is the field name an embedded type gives: T of T, *T,
+// pkg.T, T[K].
+func embeddedName(x ast.Expr) *ast.Ident {
+	for {
+		switch t := x.(type) {
+		case *ast.StarExpr:
+			x = t.X
+		case *ast.IndexExpr:
+			x = t.X
+		case *ast.IndexListExpr:
+			x = t.X
+		case *ast.SelectorExpr:
+			return t.Sel
+		case *ast.Ident:
+			return t
+		default:
+			return nil
+		}
+	}
+}
+
+// resolveDotImports finds what the unloaded files' dot imports bring in:
+// from the loaded package's imports when one of them is the same package,
+// else by loading the rest from export data in one go (a test file's
+// dot-imported assertion library, say).
+func (s *siblings) resolveDotImports(cfg Config, p *packages.Package, dir string, dots []int) {
+	known := map[string]*types.Package{}
+	var walk func(ps []*types.Package)
+	walk = func(ps []*types.Package) {
+		for _, q := range ps {
+			if known[q.Path()] == nil {
+				known[q.Path()] = q
+				walk(q.Imports())
+			}
+		}
+	}
+	if p.Types != nil {
+		walk(p.Types.Imports())
+	}
+	var load []string
+	for _, i := range dots {
+		if path := s.imports[i].path; known[path] == nil && !contains(load, path) {
+			load = append(load, path)
+		}
+	}
+	if len(load) > 0 {
+		sort.Strings(load)
+		s.load(cfg, dir, load, known)
+	}
+	for _, i := range dots {
+		s.imports[i].pkg = known[s.imports[i].path]
+	}
+}
+
+// load adds the packages at paths to known, from export data.
+func (s *siblings) load(cfg Config, dir string, paths []string, known map[string]*types.Package) {
+	pc := &packages.Config{Mode: packages.NeedName | packages.NeedTypes, Dir: dir, Env: cfg.Env}
+	if len(cfg.Tags) > 0 {
+		pc.BuildFlags = []string{"-tags=" + strings.Join(cfg.Tags, ",")}
+	}
+	pkgs, err := packages.Load(pc, paths...)
+	if err != nil {
+		return // cannot tell; the test build will
+	}
+	for _, q := range pkgs {
+		if q.Types != nil {
+			known[q.PkgPath] = q.Types
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// importClash reports the import that keeps name from being declared at
+// package level: a file importing a package under that name, or
+// dot-importing one that exports it.
+func (s *siblings) importClash(name string) (string, bool) {
+	for _, imp := range s.imports {
+		switch {
+		case imp.name == ".":
+			if imp.pkg != nil {
+				if obj := imp.pkg.Scope().Lookup(name); obj != nil && obj.Exported() {
+					return imp.file + " dot-imports " + imp.path + ", which declares " + name + " (" + shortPos(imp.pos) + ")", true
+				}
+			}
+		case imp.name == name:
+			return imp.file + " imports " + imp.path + " as " + name + " (" + shortPos(imp.pos) + ")", true
+		}
+	}
+	return "", false
+}
+
+// shortPos prints a position as file:line, file being its base name.
+func shortPos(pos token.Position) string {
+	pos.Filename = pos.Filename[strings.LastIndexAny(pos.Filename, `/\`)+1:]
+	pos.Column = 0
+	return pos.String()
+}
