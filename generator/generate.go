@@ -2,6 +2,8 @@ package generator
 
 import (
 	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,6 +40,7 @@ func Generate(cfg Config) (*Result, error) {
 type annotatedFile struct {
 	path     string
 	syntax   *ast.File
+	header   *ast.File // the source's header as written (a cgo file's syntax is cgo's rewrite)
 	wrappers []*wrapper
 }
 
@@ -53,11 +56,14 @@ func generatePackage(cfg Config, p *packages.Package) *Package {
 		loaded[path] = true
 	}
 	for i, f := range p.Syntax {
-		path := p.CompiledGoFiles[i]
+		path, header := p.CompiledGoFiles[i], f
 		if filepath.Dir(path) != out.Dir {
 			// A cgo file, compiled from a rewritten copy in the build
-			// cache: its //line comments name the original.
+			// cache: its //line comments name the original, whose header
+			// (build constraints, import "C") the output's constraint
+			// comes from.
 			path = p.Fset.PositionFor(f.Package, true).Filename
+			header = nil
 		}
 		if isOutput(f) {
 			continue
@@ -67,7 +73,14 @@ func generatePackage(cfg Config, p *packages.Package) *Package {
 		if len(ds) == 0 {
 			continue
 		}
-		af := &annotatedFile{path: path, syntax: f}
+		if header == nil {
+			var err error
+			if header, err = parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly|parser.ParseComments); err != nil {
+				r.errs.Add(p.Fset.Position(f.Package), "reading the header of %s: %v", filepath.Base(path), err)
+				continue
+			}
+		}
+		af := &annotatedFile{path: path, syntax: f, header: header}
 		for _, d := range ds {
 			if d.Bad {
 				continue // its problems are reported; the rest would be their echo
@@ -97,7 +110,7 @@ func generatePackage(cfg Config, p *packages.Package) *Package {
 		if len(af.wrappers) == 0 {
 			continue
 		}
-		content, err := emitFile(p.Types, pkgNames, af.path, buildConstraint(af.path, af.syntax), af.wrappers)
+		content, err := emitFile(p.Types, pkgNames, af.path, buildConstraint(af.path, af.header), af.wrappers)
 		if err != nil {
 			// A bug in the generator, not in the user's code: say where.
 			out.Errors.Add(af.wrappers[0].pos, "internal error: %v", err)

@@ -122,6 +122,23 @@ func TestGolden(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 	})
 
+	t.Run("outputs build where their sources do not", func(t *testing.T) {
+		// The constraints copied from cgo and +build sources leave the
+		// outputs out of the builds that leave the sources out.
+		for _, build := range []struct {
+			env  []string
+			args []string
+		}{
+			{[]string{"CGO_ENABLED=0"}, []string{"build", "./cgo"}},
+			{nil, []string{"build", "-tags", "sentinelgen_off", "./plus_build"}},
+		} {
+			cmd := exec.Command("go", build.args...)
+			cmd.Dir, cmd.Env = mod, append(moduleEnv(), build.env...)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "%v go %v: %s", build.env, build.args, out)
+		}
+	})
+
 	t.Run("regenerating changes nothing", func(t *testing.T) {
 		again, err := Generate(Config{Dir: mod, Patterns: patterns, Env: moduleEnv()})
 		require.NoError(t, err)
