@@ -16,6 +16,15 @@ import (
 // (order_linux.go), which the output's name (order_linux_sentinel.go) no
 // longer does. It returns "" when the file builds everywhere.
 func buildConstraint(path string, f *ast.File) string {
+	if x := fileConstraint(path, f); x != nil {
+		return "//go:build " + x.String()
+	}
+	return ""
+}
+
+// fileConstraint is buildConstraint's expression, nil when the file
+// builds everywhere.
+func fileConstraint(path string, f *ast.File) constraint.Expr {
 	var goBuild, plusBuild []constraint.Expr
 	for _, cg := range f.Comments {
 		if cg.Pos() >= f.Package {
@@ -49,14 +58,83 @@ func buildConstraint(path string, f *ast.File) string {
 		exprs = append(exprs, x)
 	}
 	if len(exprs) == 0 {
-		return ""
+		return nil
 	}
 	x := exprs[0]
 	for _, y := range exprs[1:] {
 		x = &constraint.AndExpr{X: x, Y: y}
 	}
-	return "//go:build " + x.String()
+	return x
 }
+
+// buildTogether reports whether some build includes files constrained by
+// a and by b (nil: every build): whether, for some GOOS and GOARCH and
+// some setting of the other tags, both hold. Past 8 other tags it says
+// yes rather than try them all.
+func buildTogether(a, b constraint.Expr) bool {
+	if a == nil || b == nil {
+		return true
+	}
+	x := &constraint.AndExpr{X: a, Y: b}
+	var free []string
+	collectTags(x, func(tag string) {
+		if !knownOS[tag] && !knownArch[tag] && tag != "unix" && !contains(free, tag) {
+			free = append(free, tag)
+		}
+	})
+	if len(free) > 8 {
+		return true
+	}
+	for goos := range knownOS {
+		for goarch := range knownArch {
+			for bits := 0; bits < 1<<len(free); bits++ {
+				ok := x.Eval(func(tag string) bool {
+					switch {
+					case tag == goos || tag == goarch:
+						return true
+					case tag == "unix":
+						return unixOS[goos]
+					case knownOS[tag]:
+						// As in go/build: android implies linux, illumos
+						// solaris, ios darwin.
+						return goos == "android" && tag == "linux" || goos == "illumos" && tag == "solaris" || goos == "ios" && tag == "darwin"
+					case knownArch[tag]:
+						return false
+					}
+					for i, f := range free {
+						if f == tag {
+							return bits&(1<<i) != 0
+						}
+					}
+					return false
+				})
+				if ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func collectTags(x constraint.Expr, f func(string)) {
+	switch x := x.(type) {
+	case *constraint.TagExpr:
+		f(x.Tag)
+	case *constraint.NotExpr:
+		collectTags(x.X, f)
+	case *constraint.AndExpr:
+		collectTags(x.X, f)
+		collectTags(x.Y, f)
+	case *constraint.OrExpr:
+		collectTags(x.X, f)
+		collectTags(x.Y, f)
+	}
+}
+
+// unixOS are the GOOS values the unix tag matches (go/build's list).
+var unixOS = set("aix", "android", "darwin", "dragonfly", "freebsd", "hurd", "illumos", "ios", "linux",
+	"netbsd", "openbsd", "solaris")
 
 // nameConstraint is go/build's reading of a file name: name_GOOS_GOARCH.go,
 // name_GOOS.go or name_GOARCH.go, the part before the first underscore

@@ -81,6 +81,7 @@ func generatePackage(cfg Config, p *packages.Package) *Package {
 			}
 		}
 		af := &annotatedFile{path: path, syntax: f, header: header}
+		r.cons = fileConstraint(path, header)
 		for _, d := range ds {
 			if d.Bad {
 				continue // its problems are reported; the rest would be their echo

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"go/ast"
+	"go/build/constraint"
 	"go/token"
 	"go/types"
 	"strings"
@@ -18,7 +19,8 @@ type resolver struct {
 	cfg  Config
 	pkg  *packages.Package
 	dir  string
-	sib  *siblings // read on first use: most packages have no directives
+	sib  *siblings       // read on first use: most packages have no directives
+	cons constraint.Expr // the build constraint of the file being resolved
 	errs annotations.ErrorList
 }
 
@@ -202,11 +204,11 @@ func (r *resolver) wrapperName(w *wrapper, d *annotations.Directive) string {
 		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, r.short(obj.Pos()))
 		return ""
 	}
-	if at, ok := r.siblings().topLevel[name]; ok {
+	if at, ok := find(r.siblings().topLevel[name], r.cons); ok {
 		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, shortPos(at))
 		return ""
 	}
-	if why, ok := r.siblings().importClash(name); ok {
+	if why, ok := r.siblings().importClash(name, r.cons); ok {
 		r.errs.Add(pos, "wrapper %s: %s; add wrapper=Name", name, why)
 		return ""
 	}
@@ -234,7 +236,7 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 			return ""
 		}
 	}
-	if at, ok := r.siblings().members[typ][name]; ok {
+	if at, ok := find(r.siblings().members[typ][name], r.cons); ok {
 		r.errs.Add(pos, "wrapper %s: %s already has a member %s (%s)", name, typ, name, shortPos(at))
 		return ""
 	}

@@ -2,6 +2,7 @@ package generator
 
 import (
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -22,18 +23,37 @@ import (
 // imports are kept, because a package-level name may not repeat a file's
 // import name, nor a name a file dot-imports.
 type siblings struct {
-	topLevel map[string]token.Position            // package-level names of unloaded files
-	members  map[string]map[string]token.Position // type name -> its methods and fields, from unloaded files
-	imports  []fileImport                         // of every file, loaded or not
+	topLevel map[string][]sibDecl            // package-level names of unloaded files
+	members  map[string]map[string][]sibDecl // type name -> its methods and fields, from unloaded files
+	imports  []fileImport                    // of every file, loaded or not
+}
+
+// sibDecl is a declaration in an unloaded file, with that file's build
+// constraint: it clashes only with a wrapper some build compiles with it.
+type sibDecl struct {
+	pos  token.Position
+	cons constraint.Expr // nil: every build
+}
+
+// find returns the first declaration that a file constrained by cons is
+// built with.
+func find(decls []sibDecl, cons constraint.Expr) (token.Position, bool) {
+	for _, d := range decls {
+		if buildTogether(d.cons, cons) {
+			return d.pos, true
+		}
+	}
+	return token.Position{}, false
 }
 
 // fileImport is one import of one file.
 type fileImport struct {
-	file string         // base name
-	name string         // the name it is imported under, "." for a dot import
-	path string         // import path
-	pos  token.Position // the import spec
-	pkg  *types.Package // set for a dot import: what it brings in
+	cons constraint.Expr // the file's build constraint; nil for a loaded file
+	file string          // base name
+	name string          // the name it is imported under, "." for a dot import
+	path string          // import path
+	pos  token.Position  // the import spec
+	pkg  *types.Package  // set for a dot import: what it brings in
 }
 
 // readSiblings reads the package directory's .go files. Files of another
@@ -42,7 +62,7 @@ type fileImport struct {
 // skipped; a file that does not parse is skipped too (the go command will
 // say why when it matters).
 func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
-	s := &siblings{topLevel: map[string]token.Position{}, members: map[string]map[string]token.Position{}}
+	s := &siblings{topLevel: map[string][]sibDecl{}, members: map[string]map[string][]sibDecl{}}
 	loaded := map[string]bool{}
 	for i, f := range p.Syntax {
 		name := p.CompiledGoFiles[i]
@@ -83,16 +103,20 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 			continue // a previous output of a loaded source: regenerated now
 		}
 		path := filepath.Join(dir, name)
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil || f.Name.Name != p.Name {
 			continue
 		}
+		cons := fileConstraint(path, f)
 		for _, spec := range f.Imports {
-			if i := s.addImport(fset, path, spec); i >= 0 && s.imports[i].name == "." {
-				dots = append(dots, i)
+			if i := s.addImport(fset, path, spec); i >= 0 {
+				s.imports[i].cons = cons
+				if s.imports[i].name == "." {
+					dots = append(dots, i)
+				}
 			}
 		}
-		s.addDecls(fset, f)
+		s.addDecls(fset, f, cons)
 	}
 	s.resolveDotImports(cfg, p, dir, dots)
 	return s
@@ -118,18 +142,15 @@ func (s *siblings) addImport(fset *token.FileSet, file string, spec *ast.ImportS
 
 // addDecls records f's package-level names and its types' methods and
 // fields.
-func (s *siblings) addDecls(fset *token.FileSet, f *ast.File) {
-	add := func(m map[string]token.Position, id *ast.Ident) {
-		if id.Name == "_" {
-			return
-		}
-		if _, ok := m[id.Name]; !ok {
-			m[id.Name] = fset.Position(id.Pos())
+func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Expr) {
+	add := func(m map[string][]sibDecl, id *ast.Ident) {
+		if id.Name != "_" {
+			m[id.Name] = append(m[id.Name], sibDecl{pos: fset.Position(id.Pos()), cons: cons})
 		}
 	}
-	members := func(typ string) map[string]token.Position {
+	members := func(typ string) map[string][]sibDecl {
 		if s.members[typ] == nil {
-			s.members[typ] = map[string]token.Position{}
+			s.members[typ] = map[string][]sibDecl{}
 		}
 		return s.members[typ]
 	}
@@ -273,10 +294,14 @@ func contains(list []string, s string) bool {
 }
 
 // importClash reports the import that keeps name from being declared at
-// package level: a file importing a package under that name, or
-// dot-importing one that exports it.
-func (s *siblings) importClash(name string) (string, bool) {
+// package level, in a file built with one constrained by cons: a file
+// importing a package under that name, or dot-importing one that exports
+// it.
+func (s *siblings) importClash(name string, cons constraint.Expr) (string, bool) {
 	for _, imp := range s.imports {
+		if !buildTogether(imp.cons, cons) {
+			continue
+		}
 		switch {
 		case imp.name == ".":
 			if imp.pkg != nil {

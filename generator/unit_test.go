@@ -2,6 +2,7 @@ package generator
 
 import (
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"testing"
@@ -76,4 +77,33 @@ func TestImportAliasesAvoidThePackageBlock(t *testing.T) {
 	got := importAliases(map[string]string{"fmt": "fmt", "a/x": "x", "b/x": "x", "context": "context"},
 		map[string]bool{"fmt": true}, map[string]bool{"context": true})
 	assert.Equal(t, map[string]string{"fmt": "fmt1", "a/x": "x", "b/x": "x1", "context": "context1"}, got)
+}
+
+func TestBuildTogether(t *testing.T) {
+	parse := func(s string) constraint.Expr {
+		if s == "" {
+			return nil
+		}
+		x, err := constraint.Parse("//go:build " + s)
+		require.NoError(t, err)
+		return x
+	}
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"", "windows", true},
+		{"linux", "windows", false},
+		{"linux && amd64", "linux && arm64", false},
+		{"linux", "unix", true},
+		{"windows", "unix", false},
+		{"android", "linux", true},
+		{"linux && !android", "android", false},
+		{"cgo", "!cgo", false},
+		{"cgo || windows", "!cgo", true},
+		{"ignore", "linux", true},
+		{"linux && !appengine", "darwin || freebsd", false},
+	} {
+		assert.Equal(t, tt.want, buildTogether(parse(tt.a), parse(tt.b)), "%s / %s", tt.a, tt.b)
+	}
 }
