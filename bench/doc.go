@@ -1,5 +1,5 @@
 // Package bench holds no code: its tests are the side-by-side benchmarks
-// of DESIGN.md's performance targets, run in one process so that the
+// of the runtime's performance targets, run in one process so that the
 // figures are comparable:
 //
 //	go test ./bench -run x -bench . -benchmem -count 5
@@ -7,7 +7,7 @@
 // Each case runs serially and under b.RunParallel:
 //
 //   - RateAllow: golang.org/x/time/rate Limiter.Allow with a limit it never
-//     reaches, the yardstick (DESIGN.md: about 100 ns here);
+//     reaches, the yardstick (about 100 ns on 2-core VMs);
 //
 //   - GobreakerExecute: github.com/sony/gobreaker/v2 Execute of a call that
 //     succeeds (a closed breaker);
@@ -20,10 +20,10 @@
 //
 //   - EntryExitBreaker and EntryExitFlowQPSAndBreaker (degrade_test.go): a
 //     closed runtime/degrade breaker alone, and with the flow rule on the
-//     same resource, DESIGN.md's full target, to be read against
+//     same resource, the full target, to be read against
 //     GobreakerExecute;
 //
 //   - AllocEntrySized (alloc_test.go): allocating one object of the entry's
-//     size class, the floor of any Entry+Exit under DESIGN.md's one
-//     allocation.
+//     size class, the floor of any Entry+Exit, which allocates once (the
+//     entry itself).
 package bench

@@ -30,7 +30,7 @@ func largePackage(tb testing.TB, n int) string {
 
 // BenchmarkGenerate200 measures a run on a package of 200 annotated
 // methods, split into packages.Load (load-ms/op) and the generator's own
-// work (gen-ms/op): DESIGN.md wants the time in the former.
+// work (gen-ms/op): the time belongs in the former.
 func BenchmarkGenerate200(b *testing.B) {
 	mod := largePackage(b, 200)
 	var load, gen time.Duration

@@ -41,12 +41,39 @@
 // Each annotated x.go gets x_sentinel.go (OutputPath), written with
 // github.com/dave/jennifer and formatted with go/format: a package-level
 // var per resource, declared with runtime.Declare at init, and a wrapper
-// per directive that follows DESIGN.md's seven steps. As in Java, whose
+// per directive. A wrapper takes the leading context.Context (else
+// context.Background()), enters the resource, calls the block handler
+// (else the fallback, else the default fallback, else returns zero values
+// and the *runtime.BlockError) when blocked, otherwise calls the method
+// with the entry's context, records a business error that is not ignored
+// and hands it to the fallback, and exits the entry on every path, a
+// panicking one included (the panic is recorded, then goes on). As in
+// Java, whose
 // aspect catches a BlockException thrown inside the method, a
 // *runtime.BlockError returned by the business method (a nested resource
 // refused the call) goes to the block handlers, never to the trace or to
 // ignore=. Arguments are boxed for hot-parameter rules only when
 // Resource.NeedsArgs says a rule reads them. Identifiers are
 // chosen so that nothing the wrapper refers to is shadowed: import names
-// avoid the package block, locals avoid parameters and imports.
+// avoid the package block and type parameters, locals avoid parameters
+// and imports. A result holding a lock (go vet's copylocks) is never
+// copied from a local: such a wrapper returns the call directly, or
+// through named results.
+//
+// # Names
+//
+// A wrapper's name must be free in every build of the package, not only
+// the one being loaded: the package's test files and its files for other
+// build configurations are read by syntax, and a name they declare
+// clashes when some build compiles both files. So do a file's import
+// names and what it dot-imports. A method wrapper must not hide a field
+// or method promoted from an embedded field, nor take a name go vet holds
+// to another signature (ReadByte, WriteTo, Unwrap, ...). Each refusal
+// says where the name is taken; wrapper= chooses another.
+//
+// # Build constraints
+//
+// An output repeats what decides whether its source is built: the
+// //go:build line (or the // +build lines of a file without one), the
+// cgo an import "C" implies, and the GOOS and GOARCH of the file's name.
 package generator

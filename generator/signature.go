@@ -108,7 +108,8 @@ func (s shape) String(pkg *types.Package) string {
 	return b.String()
 }
 
-// Expected handler shapes, from the business method's shape (DESIGN.md):
+// Expected handler shapes, from the business method's shape (the package
+// doc's table):
 //
 //	blockHandler     business params, then *runtime.BlockError; same results
 //	fallback         business params, optionally then error; same results

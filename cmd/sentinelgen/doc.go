@@ -52,7 +52,8 @@
 // The keys are name, blockHandler, fallback, defaultFallback, ignore,
 // traffic, type, args, batch and wrapper; see package
 // github.com/sentinelgen/sentinelgen/annotations for their grammar and
-// defaults, and DESIGN.md for what the wrappers do. A wrapper's name is the
+// defaults, and package github.com/sentinelgen/sentinelgen/generator for
+// the handlers' signatures and what the wrappers do. A wrapper's name is the
 // method's name capitalised (getOrder gets GetOrder); an exported method
 // needs wrapper=Name.
 //

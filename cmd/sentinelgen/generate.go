@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,20 +32,14 @@ func parseGenFlags(args []string, stderr io.Writer) (genFlags, error) {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return f, usageError{}
-		}
-		return f, usageError{} // flag printed the problem and the usage
+		return f, usageError{} // flag printed the problem (or -h's help) and the usage
 	}
 	for t := range strings.SplitSeq(*tags, ",") {
 		if t = strings.TrimSpace(t); t != "" {
 			f.tags = append(f.tags, t)
 		}
 	}
-	f.patterns = fs.Args()
-	if len(f.patterns) == 0 {
-		f.patterns = []string{"."}
-	}
+	f.patterns = fs.Args() // none: the generator's default, "."
 	return f, nil
 }
 

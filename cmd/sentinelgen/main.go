@@ -50,8 +50,9 @@ type runEnv struct {
 	stderr  io.Writer
 }
 
-// commands are the subcommands, chosen by the first argument; anything
-// else is the generator's command line. (Issue 6 adds "rules check".)
+// commands are the subcommands, chosen by the first argument (each file
+// of a subcommand adds its own); anything else is the generator's command
+// line.
 var commands = map[string]func(env runEnv, args []string) error{}
 
 // run runs one command line in the process's working directory.
