@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/annotations"
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 func TestNameConstraint(t *testing.T) {
@@ -105,5 +108,21 @@ func TestBuildTogether(t *testing.T) {
 		{"linux && !appengine", "darwin || freebsd", false},
 	} {
 		assert.Equal(t, tt.want, buildTogether(parse(tt.a), parse(tt.b)), "%s / %s", tt.a, tt.b)
+	}
+}
+
+func TestResourceTypesMatchTheRuntime(t *testing.T) {
+	consts := map[string]runtime.ResourceType{
+		"Common": runtime.Common, "Web": runtime.Web, "RPC": runtime.RPC, "APIGateway": runtime.APIGateway,
+		"DBSQL": runtime.DBSQL, "Cache": runtime.Cache, "MQ": runtime.MQ,
+	}
+	require.Len(t, annotations.ResourceTypes, len(consts))
+	for i, rt := range annotations.ResourceTypes {
+		got, ok := runtime.ParseResourceType(rt.Name)
+		require.True(t, ok, rt.Name)
+		assert.Equal(t, runtime.ResourceType(i), got, "%s in the runtime's order", rt.Name)
+		c, ok := consts[rt.Const]
+		require.True(t, ok, "runtime.%s", rt.Const)
+		assert.Equal(t, c, got, "type=%s declares runtime.%s", rt.Name, rt.Const)
 	}
 }
