@@ -105,7 +105,10 @@ func generatePackage(cfg Config, p *packages.Package) *Package {
 		return out
 	}
 
-	pkgNames := packageNames(p, r.siblings(), files)
+	var pkgNames map[string]bool
+	if len(out.Resources) > 0 {
+		pkgNames = packageNames(p, r.siblings(), files)
+	}
 	written := map[string]bool{}
 	for _, af := range files {
 		if len(af.wrappers) == 0 {

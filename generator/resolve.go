@@ -240,12 +240,82 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 		r.errs.Add(pos, "wrapper %s: %s already has a member %s (%s)", name, typ, name, shortPos(at))
 		return ""
 	}
+	if outer, obj := r.embedderClash(w, name); outer != nil {
+		r.errs.Add(pos, "wrapper %s would change the %s %s of %s, which embeds %s (%s): add wrapper=Name",
+			name, objKind(obj), name, outer.Obj().Name(), typ, r.short(outer.Obj().Pos()))
+		return ""
+	}
 	if want := nonCanonical(name, w.sig); want != "" {
 		r.errs.Add(pos, "wrapper %s: go vet requires a method %s to have signature %s, and %s has %s: add wrapper=Name",
 			name, name, want, w.fn.Name(), strings.TrimPrefix(types.TypeString(w.sig, qualifier(w.fn.Pkg())), "func"))
 		return ""
 	}
 	return name
+}
+
+// embedderClash finds a struct type of the package that embeds the
+// receiver's type and already has a member called name no deeper than the
+// wrapper would be: the wrapper would hide that member from it, or make
+// the selector ambiguous, which breaks its callers or silently drops an
+// interface it satisfies.
+func (r *resolver) embedderClash(w *wrapper, name string) (*types.Named, types.Object) {
+	pkg := w.fn.Pkg()
+	recv := w.recvNamed.Origin()
+	for _, n := range pkg.Scope().Names() {
+		tn, ok := pkg.Scope().Lookup(n).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			continue
+		}
+		outer, ok := tn.Type().(*types.Named)
+		if !ok || outer.Origin() == recv {
+			continue
+		}
+		depth := embedDepth(outer, recv)
+		if depth == 0 {
+			continue
+		}
+		obj, index, _ := types.LookupFieldOrMethod(types.NewPointer(outer), false, pkg, name)
+		if obj != nil && depth+1 <= len(index) {
+			return outer, obj
+		}
+	}
+	return nil, nil
+}
+
+// embedDepth is how many embedded fields deep outer embeds target (its
+// origin, through pointers), breadth first; 0 when it does not.
+func embedDepth(outer, target *types.Named) int {
+	seen := map[*types.Named]bool{outer.Origin(): true}
+	level := []*types.Named{outer}
+	for depth := 1; len(level) > 0 && depth <= 8; depth++ {
+		var next []*types.Named
+		for _, n := range level {
+			st, ok := n.Underlying().(*types.Struct)
+			if !ok {
+				continue
+			}
+			for f := range st.Fields() {
+				if !f.Embedded() {
+					continue
+				}
+				t := types.Unalias(f.Type())
+				if p, ok := t.(*types.Pointer); ok {
+					t = types.Unalias(p.Elem())
+				}
+				e, ok := t.(*types.Named)
+				if !ok || seen[e.Origin()] {
+					continue
+				}
+				if e.Origin() == target {
+					return depth
+				}
+				seen[e.Origin()] = true
+				next = append(next, e)
+			}
+		}
+		level = next
+	}
+	return 0
 }
 
 func kindOf(w *wrapper) string {
