@@ -76,17 +76,41 @@ func buildTogether(a, b constraint.Expr) bool {
 		return true
 	}
 	x := &constraint.AndExpr{X: a, Y: b}
-	var free []string
+	var free, oses, arches []string
 	collectTags(x, func(tag string) {
-		if !knownOS[tag] && !knownArch[tag] && tag != "unix" && !contains(free, tag) {
-			free = append(free, tag)
+		switch {
+		case knownOS[tag]:
+			oses = appendNew(oses, tag)
+		case knownArch[tag]:
+			arches = appendNew(arches, tag)
+		case tag != "unix":
+			free = appendNew(free, tag)
 		}
 	})
 	if len(free) > 8 {
 		return true
 	}
-	for goos := range knownOS {
-		for goarch := range knownArch {
+	// The systems to try: those named, those that imply one named, and
+	// one unnamed system of each kind (unix or not), which stands for
+	// all the others; likewise one unnamed architecture.
+	for implied, by := range map[string]string{"android": "linux", "illumos": "solaris", "ios": "darwin"} {
+		if contains(oses, by) {
+			oses = appendNew(oses, implied)
+		}
+	}
+	for _, rep := range []string{"linux", "aix", "freebsd", "netbsd", "windows", "plan9", "js"} {
+		if !contains(oses, rep) {
+			oses = append(oses, rep)
+		}
+	}
+	for _, rep := range []string{"amd64", "arm64", "386"} {
+		if !contains(arches, rep) {
+			arches = append(arches, rep)
+			break
+		}
+	}
+	for _, goos := range oses {
+		for _, goarch := range arches {
 			for bits := 0; bits < 1<<len(free); bits++ {
 				ok := x.Eval(func(tag string) bool {
 					switch {
@@ -115,6 +139,13 @@ func buildTogether(a, b constraint.Expr) bool {
 		}
 	}
 	return false
+}
+
+func appendNew(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 func collectTags(x constraint.Expr, f func(string)) {

@@ -299,18 +299,18 @@ func contains(list []string, s string) bool {
 // it.
 func (s *siblings) importClash(name string, cons constraint.Expr) (string, bool) {
 	for _, imp := range s.imports {
-		if !buildTogether(imp.cons, cons) {
-			continue
-		}
+		var why string
 		switch {
-		case imp.name == ".":
-			if imp.pkg != nil {
-				if obj := imp.pkg.Scope().Lookup(name); obj != nil && obj.Exported() {
-					return imp.file + " dot-imports " + imp.path + ", which declares " + name + " (" + shortPos(imp.pos) + ")", true
-				}
+		case imp.name == "." && imp.pkg != nil:
+			if obj := imp.pkg.Scope().Lookup(name); obj != nil && obj.Exported() {
+				why = imp.file + " dot-imports " + imp.path + ", which declares " + name
 			}
 		case imp.name == name:
-			return imp.file + " imports " + imp.path + " as " + name + " (" + shortPos(imp.pos) + ")", true
+			why = imp.file + " imports " + imp.path + " as " + name
+		}
+		// The constraint last: evaluating it is the dear part.
+		if why != "" && buildTogether(imp.cons, cons) {
+			return why + " (" + shortPos(imp.pos) + ")", true
 		}
 	}
 	return "", false

@@ -106,6 +106,13 @@ func TestBuildTogether(t *testing.T) {
 		{"cgo || windows", "!cgo", true},
 		{"ignore", "linux", true},
 		{"linux && !appengine", "darwin || freebsd", false},
+		{"unix && !linux", "darwin", true},
+		{"!windows && !linux && !darwin", "unix", true},
+		{"!windows", "plan9", true},
+		{"ios", "darwin", true},
+		{"386", "amd64", false},
+		{"!amd64 && !arm64", "linux", true},
+		{"solaris && !illumos", "illumos", false},
 	} {
 		assert.Equal(t, tt.want, buildTogether(parse(tt.a), parse(tt.b)), "%s / %s", tt.a, tt.b)
 	}
