@@ -19,7 +19,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -40,7 +39,9 @@ func TestRealCode(t *testing.T) {
 
 // generateOverModule is TestRealCode on one module of the module cache.
 func generateOverModule(t *testing.T, mod string) {
+	start := time.Now()
 	dir := copyModule(t, mod)
+	t.Logf("copied in %v", time.Since(start))
 	renamed := map[string]bool{} // file:line of directives given wrapper=
 	var res *Result
 	for round := 0; ; round++ {
@@ -68,16 +69,7 @@ func generateOverModule(t *testing.T, mod string) {
 	}
 	require.NotZero(t, files)
 
-	again, err := Generate(Config{Dir: dir, Patterns: []string{"./..."}, Env: moduleEnv()})
-	require.NoError(t, err)
-	for i, p := range again.Packages {
-		require.Len(t, p.Files, len(res.Packages[i].Files), p.PkgPath)
-		for j, f := range p.Files {
-			assert.Equal(t, string(res.Packages[i].Files[j].Content), string(f.Content), "regenerating %s", f.Path)
-		}
-	}
-
-	start := time.Now()
+	start = time.Now()
 	cmd := exec.Command("go", "vet", "./...") // builds everything, tests included
 	cmd.Dir, cmd.Env = dir, moduleEnv()
 	out, err := cmd.CombinedOutput()
