@@ -59,6 +59,7 @@ func generateOverModule(t *testing.T, mod string) {
 			require.Regexp(t, nameClash, e.Msg, "only name clashes are expected: %v", e)
 			renamed[fmt.Sprintf("%s:%d", e.Pos.Filename, e.Pos.Line)] = true
 		}
+		t.Logf("%d refused for their names; answered with wrapper=", len(errs))
 	}
 	files := 0
 	for _, p := range res.Packages {
