@@ -4,7 +4,7 @@ import "testing"
 
 // entrySized has the size and pointer layout class of runtime.SentinelEntry
 // (128 bytes, with pointers): allocating one is the floor of an
-// Entry+Exit, which DESIGN.md fixes at one allocation, the entry itself.
+// Entry+Exit, which allocates once, the entry itself.
 type entrySized struct {
 	_ [8]*int
 	_ [8]int64

@@ -8,7 +8,7 @@ import (
 )
 
 // The circuit-breaker cases: a closed runtime/degrade breaker alone, and
-// with one admitting flow rule on the same resource (DESIGN.md's full
+// with one admitting flow rule on the same resource (the full
 // target: <= 0.6x BenchmarkRateAllow, <= 1 allocation), to be read against
 // BenchmarkGobreakerExecute.
 const (
