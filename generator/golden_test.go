@@ -17,9 +17,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in ../testdata")
 
 // A golden case is ../testdata/<name>.txtar: the input package's files,
-// then either its expected outputs (want/<file>_sentinel.go) or an
-// "errors" file with the expected problems, one file:line:col: message a
-// line, paths relative to the case directory. An input may itself be a
+// then either its expected outputs (want/<file>_sentinel.go) or, for a
+// case named errors_*, an "errors" file with the expected problems, one
+// file:line:col: message a line, paths relative to the case directory. An input may itself be a
 // previous output (a stale *_sentinel.go), which generation overwrites.
 type goldenCase struct {
 	name    string
@@ -95,6 +95,9 @@ func TestGolden(t *testing.T) {
 				c.rewrite(t, got, gotErrs)
 				return
 			}
+			// A case is named for what it shows, so that an update cannot
+			// quietly turn an output case into a refusal.
+			require.Equal(t, strings.HasPrefix(c.name, "errors_"), c.hasErrs, "a case has errors exactly when its name starts with errors_")
 			if c.hasErrs {
 				assert.Equal(t, c.errors, gotErrs)
 			} else {
