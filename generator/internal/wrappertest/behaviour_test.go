@@ -259,3 +259,25 @@ func TestBlockErrorFromANestedCallGoesToTheBlockHandler(t *testing.T) {
 	assert.Equal(t, "apiBaz", f.LastBlock.Resource(), "the nested resource's BlockError")
 	assert.Equal(t, stats{pass: 1}, statsOf(t, "apiOuterHandled"), "not traced as an exception")
 }
+
+func TestLockHoldingResultsAreReturnedWithoutACopy(t *testing.T) {
+	t.Run("admitted: the call's results", func(t *testing.T) {
+		setup(t)
+		c, err := NewCounter(7)
+		require.NoError(t, err)
+		assert.Equal(t, 7, c.N)
+		c, err = NewCounter(TracedInput)
+		assert.ErrorIs(t, err, errTraced)
+		assert.Zero(t, c.N)
+		assert.Panics(t, func() { _, _ = NewCounter(PanicInput) })
+		assert.Equal(t, stats{pass: 3, exception: 2}, statsOf(t, "apiNewCounter"), "the error and the panic are traced")
+	})
+	t.Run("blocked: the zero value and the BlockError", func(t *testing.T) {
+		setup(t, "apiNewCounter")
+		c, err := NewCounter(7)
+		var be *runtime.BlockError
+		require.ErrorAs(t, err, &be)
+		assert.Zero(t, c.N)
+		assert.Equal(t, 1.0, statsOf(t, "apiNewCounter").block)
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -130,3 +131,24 @@ func (f *Foo) outerBlocked(ctx context.Context, b *runtime.BlockError) (string, 
 //
 //sentinel:resource name=apiPlain
 func plain(ctx context.Context, id int64) (int64, error) { return id, nil }
+
+// Counter holds a lock, which go vet forbids copying from a variable: its
+// wrapper returns it without a local.
+type Counter struct {
+	mu sync.Mutex
+	N  int
+}
+
+// newCounter returns a Counter by value; TracedInput fails, PanicInput
+// panics.
+//
+//sentinel:resource name=apiNewCounter
+func newCounter(n int) (Counter, error) {
+	switch n {
+	case TracedInput:
+		return Counter{}, errTraced
+	case PanicInput:
+		panic("boom")
+	}
+	return Counter{N: n}, nil
+}

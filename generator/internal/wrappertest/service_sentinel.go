@@ -72,6 +72,12 @@ var (
 		Traffic: runtime.Outbound,
 		Type:    runtime.Common,
 	})
+	sentinel_newCounter = runtime.Declare(runtime.ResourceSpec{
+		Name:    "apiNewCounter",
+		Params:  []string{"n"},
+		Traffic: runtime.Outbound,
+		Type:    runtime.Common,
+	})
 )
 
 // Foo calls foo as the Sentinel resource "apiFoo".
@@ -362,4 +368,33 @@ func Plain(ctx context.Context, id int64) (int64, error) {
 		e.SetError(r1)
 	}
 	return r0, r1
+}
+
+// NewCounter calls newCounter as the Sentinel resource "apiNewCounter".
+func NewCounter(n int) (r0 Counter, r1 error) {
+	var (
+		e *runtime.SentinelEntry
+		b *runtime.BlockError
+	)
+	if sentinel_newCounter.NeedsArgs() {
+		e, b = sentinel_newCounter.Entry(context.Background(), runtime.WithArgs(n))
+	} else {
+		e, b = sentinel_newCounter.Entry(context.Background())
+	}
+	if b != nil {
+		r1 = b
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.Exit(runtime.WithError(fmt.Errorf("panic: %v", p)))
+			panic(p)
+		}
+		e.Exit()
+	}()
+	r0, r1 = newCounter(n)
+	if r1 != nil {
+		e.SetError(r1)
+	}
+	return
 }
