@@ -63,9 +63,10 @@
 // # Names
 //
 // A wrapper's name must be free in every build of the package, not only
-// the one being loaded: the package's test files and its files for other
-// build configurations are read by syntax, and a name they declare
-// clashes when some build compiles both files. So do a file's import
+// the one being loaded: the package's test files (and an external test
+// package that dot-imports it) and its files for other build
+// configurations are read by syntax, and a name they declare clashes when
+// some build compiles both files. So do a file's import
 // names and what it dot-imports. A method wrapper must not hide a field
 // or method promoted from an embedded field, nor take a name go vet holds
 // to another signature (ReadByte, WriteTo, Unwrap, ...). Each refusal

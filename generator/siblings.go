@@ -57,8 +57,8 @@ type fileImport struct {
 }
 
 // readSiblings reads the package directory's .go files. Files of another
-// package (an external test package x_test, a //go:build ignore program)
-// and sentinelgen's own outputs of loaded sources (being regenerated) are
+// package (an external test package x_test, unless it dot-imports this
+// one; a //go:build ignore program) and sentinelgen's own outputs of loaded sources (being regenerated) are
 // skipped; a file that does not parse is skipped too (the go command will
 // say why when it matters).
 func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
@@ -104,10 +104,19 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 		}
 		path := filepath.Join(dir, name)
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
-		if err != nil || f.Name.Name != p.Name {
+		if err != nil {
 			continue
 		}
 		cons := fileConstraint(path, f)
+		if f.Name.Name == p.Name+"_test" && dotImports(f, p.PkgPath) {
+			// The external test package dot-imports this one: the
+			// wrappers land in its file block, beside its own names.
+			s.addDecls(fset, f, cons)
+			continue
+		}
+		if f.Name.Name != p.Name {
+			continue
+		}
 		for _, spec := range f.Imports {
 			if i := s.addImport(fset, path, spec); i >= 0 {
 				s.imports[i].cons = cons
@@ -124,6 +133,16 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 
 // addImport records spec and returns its index, or -1 for a blank or
 // malformed import.
+// dotImports reports whether f imports path with a dot.
+func dotImports(f *ast.File, path string) bool {
+	for _, spec := range f.Imports {
+		if spec.Name != nil && spec.Name.Name == "." && spec.Path.Value == strconv.Quote(path) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *siblings) addImport(fset *token.FileSet, file string, spec *ast.ImportSpec) int {
 	path, err := strconv.Unquote(spec.Path.Value)
 	if err != nil {
