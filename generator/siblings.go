@@ -99,8 +99,11 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || loaded[name] || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			continue
 		}
-		if strings.HasSuffix(name, Suffix) && loaded[strings.TrimSuffix(name, Suffix)+".go"] {
-			continue // a previous output of a loaded source: regenerated now
+		if src, ok := strings.CutSuffix(name, Suffix); ok {
+			src += ".go"
+			if _, err := os.Stat(filepath.Join(dir, src)); loaded[src] || err != nil {
+				continue // an output being regenerated now, or an orphan being removed
+			}
 		}
 		path := filepath.Join(dir, name)
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution|parser.ParseComments)
