@@ -99,7 +99,7 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 		if e.IsDir() || !strings.HasSuffix(name, ".go") || loaded[name] || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 			continue
 		}
-		if src, ok := strings.CutSuffix(name, Suffix); ok {
+		if src, ok := strings.CutSuffix(name, Suffix); ok && hasHeader(filepath.Join(dir, name)) {
 			src += ".go"
 			if _, err := os.Stat(filepath.Join(dir, src)); loaded[src] || err != nil {
 				continue // an output being regenerated now, or an orphan being removed
