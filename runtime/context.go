@@ -86,13 +86,20 @@ func EnterContext(ctx context.Context, name, origin string) context.Context {
 	if ctx.Value(ctxKey{}) != nil {
 		return ctx
 	}
+	return newContext(&sentinelContext{}, ctx, name, origin)
+}
+
+// newContext fills sc as the Sentinel context name, origin on top of ctx,
+// and returns it.
+func newContext(sc *sentinelContext, ctx context.Context, name, origin string) *sentinelContext {
 	if name == "" {
 		name = DefaultContextName
 	}
 	if len(origin) > MaxOriginBytes {
 		origin = origin[:MaxOriginBytes]
 	}
-	return &sentinelContext{Context: ctx, name: name, origin: origin, entrance: entrance(name)}
+	*sc = sentinelContext{Context: ctx, name: name, origin: origin, entrance: entrance(name)}
+	return sc
 }
 
 // ContextName returns the name of the Sentinel context ctx carries, and its

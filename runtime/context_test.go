@@ -226,3 +226,30 @@ func TestEnterContextAllocatesOnce(t *testing.T) {
 	})
 	assert.EqualValues(t, 1, allocs)
 }
+
+func TestEntryInContextEntersTheContextAndTheEntryInOneAllocation(t *testing.T) {
+	handClock(t)
+	res := runtime.Declare(runtime.ResourceSpec{Name: t.Name()})
+	e, b := res.EntryInContext(context.Background(), "web-one-alloc", "appA")
+	require.Nil(t, b)
+	name, origin := runtime.ContextName(e.Context())
+	assert.Equal(t, "web-one-alloc", name)
+	assert.Equal(t, "appA", origin)
+	e.Exit()
+	assert.NotNil(t, res.Node("web-one-alloc"), "counted in the context entered")
+	assert.NotNil(t, res.ClusterNode().OriginNode("appA"))
+
+	outer := runtime.EnterContext(context.Background(), "outer", "appB")
+	e, b = res.EntryInContext(outer, "inner", "appC")
+	require.Nil(t, b)
+	name, origin = runtime.ContextName(e.Context())
+	assert.Equal(t, "outer", name, "as EnterContext: the outermost context names the tree")
+	assert.Equal(t, "appB", origin)
+	e.Exit()
+
+	allocs := testing.AllocsPerRun(100, func() {
+		e, _ := res.EntryInContext(context.Background(), "web-one-alloc", "appA")
+		e.Exit()
+	})
+	assert.EqualValues(t, 1, allocs)
+}
