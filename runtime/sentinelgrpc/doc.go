@@ -1,0 +1,100 @@
+// Package sentinelgrpc protects gRPC servers and clients (grpc-go) with the
+// sentinelgen runtime, as Java Sentinel's gRPC adapter does: four
+// interceptors, each taking options.
+//
+// # Setup
+//
+// Every method a server serves is an inbound resource named after its full
+// method name, "/pkg.Service/Method":
+//
+//	srv := grpc.NewServer(
+//		grpc.ChainUnaryInterceptor(sentinelgrpc.UnaryServerInterceptor()),
+//		grpc.ChainStreamInterceptor(sentinelgrpc.StreamServerInterceptor()),
+//	)
+//
+// and every method a client calls an outbound one, named the same way:
+//
+//	conn, err := grpc.NewClient(target,
+//		grpc.WithTransportCredentials(creds),
+//		grpc.WithChainUnaryInterceptor(sentinelgrpc.UnaryClientInterceptor()),
+//		grpc.WithChainStreamInterceptor(sentinelgrpc.StreamClientInterceptor()),
+//	)
+//
+// Rules then name these resources:
+//
+//	[{"resource": "/orders.OrderService/GetOrder", "grade": 1, "count": 20}]
+//
+// A process that is both server and client of the same method (a proxy,
+// or a test) counts both directions on the one resource, as in Java.
+//
+// # Refused calls
+//
+// A call a rule refuses gets codes.ResourceExhausted, the code gRPC has for
+// "out of quota", whose message names the resource and the block type
+// (`sentinel: "/orders.OrderService/GetOrder" blocked by flow rule`).
+// The error is a *BlockedError: status.Code and status.FromError see the
+// status, and errors.Is(err, runtime.ErrBlocked) and errors.As(err,
+// &blockErr) with a *runtime.BlockError hold, so code that calls through a
+// client interceptor can tell its own refusals from remote failures. (A
+// refusal by the server reaches the client as a plain status: the type
+// does not cross the network, the code and message do.)
+//
+// On the server a refused call does not reach the handler; WithBlockHandler
+// and WithStreamBlockHandler answer it instead. On the client a refused call
+// never reaches the network; WithFallback and WithStreamFallback answer it
+// instead.
+//
+// # Context, origin and the call tree
+//
+// Inbound calls are entered in the Sentinel context ContextName
+// ("sentinel_grpc_context"), with the caller's origin for authority rules,
+// flow rules' limitApp and per-origin statistics. The origin comes from
+// WithOriginParser, or from a metadata key with WithOriginKey("s-user")
+// (OriginFromMetadata). There is none by default. The caller chooses its
+// metadata, so an origin is bounded: cut to MaxOriginLen (128) bytes, and
+// bytes outside printable ASCII are replaced by '?'. The runtime also caps
+// the origins counted apart per resource (runtime.MaxOriginsPerResource).
+// Take the origin from a key your gateway or mesh sets.
+//
+// The handler's context (a unary handler's ctx, a stream's Context()) carries
+// the entry: generated wrappers and runtime.Entry called with it are children
+// of the method in runtime.Tree, and client calls made with it are too.
+//
+// # Errors and circuit breakers
+//
+// A call's error is recorded on its entry, for error-ratio and error-count
+// circuit breakers, when the WithErrorCode predicate holds for its status
+// code. The default, ServerError, holds for the codes that say the server
+// failed: Unknown (also a plain, non-status error), DeadlineExceeded,
+// Internal, Unavailable and DataLoss. A handler's panic is recorded as a
+// *PanicError, the entry exits, and the panic goes on.
+//
+// A call whose context the caller cancelled records nothing, whatever the
+// predicate says: giving up is not a failure of the server. On a server,
+// that is the client cancelling the call; on a client, the calling code
+// cancelling its context. A deadline that passes is recorded (as
+// DeadlineExceeded): a slow server is what breakers are for.
+//
+// # Streams
+//
+// A stream's entry spans the stream and exits exactly once. On a server it
+// exits when the handler returns. On a client it exits at the first of:
+// RecvMsg returning io.EOF (success), RecvMsg returning the one response of
+// a client-streaming call (success), RecvMsg or SendMsg returning another
+// error, and the call's context ending (context.AfterFunc: no goroutine
+// waits while the stream runs, and none is left once it ends). As gRPC
+// requires anyway, read a client stream to its end or cancel its context.
+//
+// # Arguments for hot-parameter rules
+//
+// None are passed by default. WithArgs supplies them from the request
+// message; it is called only when a hot-parameter rule applies to the
+// method's resource (runtime.Resource.NeedsArgs). A stream's entry opens
+// before its first message, so WithArgs sees no message for streams.
+//
+// # Cost
+//
+// On an admitted unary call the server interceptor allocates the Sentinel
+// context and the entry, 2 allocations; see BenchmarkUnaryLoopback for a
+// call over a loopback connection with and without it.
+package sentinelgrpc

@@ -1,0 +1,110 @@
+package sentinelgrpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// BlockedError is the error of a call Sentinel refused: a gRPC status
+// error with code ResourceExhausted (status.Code and status.FromError see
+// it) that also carries the *runtime.BlockError, so that
+// errors.Is(err, runtime.ErrBlocked) and errors.As(err, &blockErr) hold.
+// The client interceptors return it for the calls they refuse; the server
+// interceptors return it to grpc-go, which sends the status to the client.
+type BlockedError struct {
+	Block *runtime.BlockError
+}
+
+// BlockStatus returns the error a refused call gets by default: a
+// *BlockedError for b.
+func BlockStatus(b *runtime.BlockError) error { return &BlockedError{Block: b} }
+
+// Error reads as a status error: "rpc error: code = ResourceExhausted desc
+// = sentinel: "/pkg.Service/Method" blocked by flow rule".
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("rpc error: code = %s desc = %s", codes.ResourceExhausted, e.message())
+}
+
+func (e *BlockedError) message() string {
+	if e.Block == nil {
+		return runtime.ErrBlocked.Error()
+	}
+	return e.Block.Error() // names the resource and the block type
+}
+
+// GRPCStatus is the status grpc-go sends and status.FromError returns:
+// ResourceExhausted, with the block error's text, which names the block
+// type ("flow", "degrade", "system", "authority", "paramflow").
+func (e *BlockedError) GRPCStatus() *status.Status {
+	return status.New(codes.ResourceExhausted, e.message())
+}
+
+// Unwrap returns the *runtime.BlockError.
+func (e *BlockedError) Unwrap() error {
+	if e.Block == nil {
+		return nil
+	}
+	return e.Block
+}
+
+// Is reports whether target is runtime.ErrBlocked, also for a BlockedError
+// without its Block.
+func (e *BlockedError) Is(target error) bool { return target == runtime.ErrBlocked }
+
+// ServerError is the default WithErrorCode predicate: the codes that say
+// the server failed to do its job, as 5xx statuses do in HTTP. They are
+// Unknown (also a handler's plain, non-status error), DeadlineExceeded (the
+// server did not answer in time), Internal, Unavailable and DataLoss.
+// Codes that describe the request or the caller (InvalidArgument,
+// NotFound, AlreadyExists, PermissionDenied, Unauthenticated,
+// FailedPrecondition, OutOfRange, Aborted, Unimplemented), Canceled, and
+// ResourceExhausted (a refusal, which a breaker should not turn into more
+// refusals) are not errors.
+func ServerError(code codes.Code) bool {
+	switch code {
+	case codes.Unknown, codes.DeadlineExceeded, codes.Internal, codes.Unavailable, codes.DataLoss:
+		return true
+	}
+	return false
+}
+
+// traced returns the error to record on the entry for a call that ended
+// with err in ctx, nil for none: no error, a code the predicate does not
+// count, a refusal, or the caller's own cancellation.
+func (c *commonConfig) traced(ctx context.Context, err error) error {
+	if err == nil || c.errorCode == nil {
+		return nil
+	}
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return nil // the caller gave up: not the server's failure
+	}
+	if errors.Is(err, runtime.ErrBlocked) {
+		return nil
+	}
+	if !c.errorCode(status.Code(err)) {
+		return nil
+	}
+	return err
+}
+
+// PanicError is the error recorded on an entry whose handler panicked. The
+// panic itself goes on after the entry exits.
+type PanicError struct {
+	Value any // what the handler panicked with
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("sentinelgrpc: handler panicked: %v", e.Value)
+}
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
