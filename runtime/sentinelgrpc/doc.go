@@ -46,9 +46,11 @@
 //
 // # Context, origin and the call tree
 //
-// Inbound calls are entered in the Sentinel context ContextName
-// ("sentinel_grpc_context"), with the caller's origin for authority rules,
-// flow rules' limitApp and per-origin statistics. The origin comes from
+// Inbound calls are entered as Java's gRPC adapter enters them, in no
+// named context: they belong to runtime.DefaultContextName
+// ("sentinel_default_context"), unless the server's context already carries
+// a Sentinel context. The caller's origin, for authority rules, flow rules'
+// limitApp and per-origin statistics, comes from
 // WithOriginParser, or from a metadata key with WithOriginKey("s-user")
 // (OriginFromMetadata). There is none by default. The caller chooses its
 // metadata, so an origin is bounded: cut to MaxOriginLen (128) bytes, and
@@ -94,7 +96,12 @@
 //
 // # Cost
 //
-// On an admitted unary call the server interceptor allocates the Sentinel
-// context and the entry, 2 allocations; see BenchmarkUnaryLoopback for a
-// call over a loopback connection with and without it.
+// On an admitted unary call the server interceptor allocates the entry,
+// and with an origin the Sentinel context that carries it and the copy of
+// the metadata value grpc-go makes. Installing any interceptor also costs
+// grpc-go's generated code 2 allocations of its own per call (the
+// UnaryServerInfo and the handler closure). Measured on a 2-core machine
+// (go test -bench UnaryLoopback -benchmem), a unary call over a TCP
+// loopback connection takes about 55-60 µs and 144 allocations bare,
+// 146 with an interceptor that does nothing, and 147 with this one.
 package sentinelgrpc

@@ -10,10 +10,6 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
-// ContextName is the Sentinel context inbound calls are entered in, with
-// the caller's origin, unless the call's context already carries one.
-const ContextName = "sentinel_grpc_context"
-
 // UnaryServerInterceptor protects every unary method of a server as an
 // inbound RPC resource named after the full method ("/pkg.Service/Method"):
 //
@@ -76,14 +72,15 @@ func StreamServerInterceptor(opts ...ServerOption) grpc.StreamServerInterceptor 
 	}
 }
 
-// enter opens the inbound entry of one call, in ContextName with the
-// caller's origin.
+// enter opens the inbound entry of one call. Like Java's adapter it enters
+// no named context: the call is in the default context, which carries the
+// caller's origin when there is one.
 func (cfg *serverConfig) enter(ctx context.Context, method string, req any) (*runtime.SentinelEntry, *runtime.BlockError) {
-	origin := ""
 	if cfg.origin != nil {
-		origin = sanitizeOrigin(cfg.origin(ctx, method))
+		if origin := sanitizeOrigin(cfg.origin(ctx, method)); origin != "" {
+			ctx = runtime.EnterContext(ctx, runtime.DefaultContextName, origin)
+		}
 	}
-	ctx = runtime.EnterContext(ctx, ContextName, origin)
 	return cfg.entry(ctx, method, req, runtime.Inbound)
 }
 

@@ -37,7 +37,7 @@ func TestUnaryServerAdmitsAnInboundRPCResourceNamedAfterTheFullMethod(t *testing
 	exits := rec.waitExits(t, unaryCall, 1)
 	require.Len(t, exits, 1)
 	got := exits[0]
-	assert.Equal(t, sentinelgrpc.ContextName, got.Context)
+	assert.Equal(t, runtime.DefaultContextName, got.Context, "Java's adapter enters no named context")
 	assert.Equal(t, runtime.Inbound, got.Traffic)
 	assert.Equal(t, runtime.RPC, got.Type)
 	assert.Equal(t, "", got.Origin, "no origin without an option")
@@ -222,24 +222,24 @@ func TestGeneratedWrapperNestsUnderTheServerEntry(t *testing.T) {
 	rec := record(t)
 	e := serveProtected(t)
 
-	_, err := e.unary(t.Context(), "x", 0)
+	_, err := e.client.EmptyCall(t.Context(), &testgrpc.Empty{})
 	require.NoError(t, err)
-	stream, err := e.client.StreamingOutputCall(t.Context(), &testgrpc.StreamingOutputCallRequest{
-		ResponseParameters: []*testgrpc.ResponseParameters{{}}})
+	stream, err := e.client.HalfDuplexCall(t.Context())
 	require.NoError(t, err)
+	require.NoError(t, stream.CloseSend())
 	_, err = stream.Recv()
 	require.NoError(t, err)
 	_, err = stream.Recv()
 	require.ErrorIs(t, err, io.EOF)
-	rec.waitExits(t, outputCall, 1)
+	const emptyCall, halfDuplexCall = "/grpc.testing.TestService/EmptyCall", "/grpc.testing.TestService/HalfDuplexCall"
+	rec.waitExits(t, halfDuplexCall, 1)
 
-	tree := findNode(runtime.Tree(), sentinelgrpc.ContextName)
-	require.NotNil(t, tree, "the gRPC entrance")
-	for method, wrapper := range map[string]string{unaryCall: testsvc.LookupResource, outputCall: testsvc.ProduceResource} {
+	entrance := findNode(runtime.Tree(), runtime.DefaultContextName)
+	require.NotNil(t, entrance)
+	for method, wrapper := range map[string]string{emptyCall: testsvc.NestResource, halfDuplexCall: testsvc.NestStreamResource} {
 		calls, _ := rec.seen(wrapper)
 		require.Len(t, calls, 1, wrapper)
-		assert.Equal(t, sentinelgrpc.ContextName, calls[0].Context, "%s is called in the server's context", wrapper)
-		m := findNode(*tree, method)
+		m := findNode(*entrance, method)
 		require.NotNil(t, m, method)
 		assert.NotNil(t, findNode(*m, wrapper), "%s is a child of %s", wrapper, method)
 	}

@@ -23,6 +23,10 @@ const (
 	LookupResource  = "testsvc.lookup"  // UnaryCall's
 	ProduceResource = "testsvc.produce" // StreamingOutputCall's
 	EchoResource    = "testsvc.echo"    // FullDuplexCall's
+	// Only the nesting tests call EmptyCall and HalfDuplexCall, so these
+	// are first called, and linked, under the server's entry.
+	NestResource       = "testsvc.nest"       // EmptyCall's
+	NestStreamResource = "testsvc.nestStream" // HalfDuplexCall's
 )
 
 // Server implements TestService's UnaryCall, StreamingOutputCall,
@@ -62,6 +66,16 @@ func (s *Server) echo(ctx context.Context, key string) (string, error) {
 	return s.lookup(ctx, key)
 }
 
+// nest is EmptyCall's business method.
+//
+//sentinel:resource name=testsvc.nest
+func (s *Server) nest(ctx context.Context) error { return nil }
+
+// nestStream is HalfDuplexCall's business method.
+//
+//sentinel:resource name=testsvc.nestStream
+func (s *Server) nestStream(ctx context.Context) error { return nil }
+
 // answer is the status a request asks for, nil for OK.
 func answer(st *testgrpc.EchoStatus) error {
 	if st == nil || st.GetCode() == 0 {
@@ -96,6 +110,32 @@ func (s *Server) StreamingOutputCall(req *testgrpc.StreamingOutputCallRequest, s
 		}
 	}
 	return answer(req.GetResponseStatus())
+}
+
+// EmptyCall calls nest.
+func (s *Server) EmptyCall(ctx context.Context, _ *testgrpc.Empty) (*testgrpc.Empty, error) {
+	if err := s.Nest(ctx); err != nil {
+		return nil, err
+	}
+	return &testgrpc.Empty{}, nil
+}
+
+// HalfDuplexCall reads until the client closes its side, calls nestStream,
+// and sends one empty message.
+func (s *Server) HalfDuplexCall(stream testgrpc.TestService_HalfDuplexCallServer) error {
+	for {
+		_, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := s.NestStream(stream.Context()); err != nil {
+		return err
+	}
+	return stream.Send(&testgrpc.StreamingOutputCallResponse{})
 }
 
 // StreamingInputCall sums the payload sizes it receives until the client

@@ -31,6 +31,16 @@ var (
 		Traffic: runtime.Outbound,
 		Type:    runtime.Common,
 	})
+	sentinel_Server_nest = runtime.Declare(runtime.ResourceSpec{
+		Name:    "testsvc.nest",
+		Traffic: runtime.Outbound,
+		Type:    runtime.Common,
+	})
+	sentinel_Server_nestStream = runtime.Declare(runtime.ResourceSpec{
+		Name:    "testsvc.nestStream",
+		Traffic: runtime.Outbound,
+		Type:    runtime.Common,
+	})
 )
 
 // Lookup calls lookup as the Sentinel resource "testsvc.lookup".
@@ -115,4 +125,44 @@ func (s *Server) Echo(ctx context.Context, key string) (string, error) {
 		e.SetError(r1)
 	}
 	return r0, r1
+}
+
+// Nest calls nest as the Sentinel resource "testsvc.nest".
+func (s *Server) Nest(ctx context.Context) error {
+	e, b := sentinel_Server_nest.Entry(ctx)
+	if b != nil {
+		return b
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.Exit(runtime.WithError(fmt.Errorf("panic: %v", p)))
+			panic(p)
+		}
+		e.Exit()
+	}()
+	r0 := s.nest(e.Context())
+	if r0 != nil {
+		e.SetError(r0)
+	}
+	return r0
+}
+
+// NestStream calls nestStream as the Sentinel resource "testsvc.nestStream".
+func (s *Server) NestStream(ctx context.Context) error {
+	e, b := sentinel_Server_nestStream.Entry(ctx)
+	if b != nil {
+		return b
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			e.Exit(runtime.WithError(fmt.Errorf("panic: %v", p)))
+			panic(p)
+		}
+		e.Exit()
+	}()
+	r0 := s.nestStream(e.Context())
+	if r0 != nil {
+		e.SetError(r0)
+	}
+	return r0
 }
