@@ -9,8 +9,8 @@ import (
 	"errors"
 	"io"
 
-	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/codes"
+	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/status"
 )
 
