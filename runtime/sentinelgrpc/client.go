@@ -16,7 +16,8 @@ import (
 //
 // A refused call never reaches the network: it returns a *BlockedError
 // (codes.ResourceExhausted, and errors.Is(err, runtime.ErrBlocked)), or
-// what WithFallback returns. The entry is opened in the call's context, so
+// what WithFallback returns. A call the server's Sentinel refused returns a
+// *BlockedError too, with Remote set. The entry is opened in the call's context, so
 // a call made from within a protected method nests under it.
 func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 	cfg := newClientConfig(opts)
@@ -34,7 +35,7 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 				exitPanicking(e, recover())
 			}
 		}()
-		err := invoker(ctx, method, req, reply, cc, callOpts...)
+		err := remoteBlocked(invoker(ctx, method, req, reply, cc, callOpts...))
 		done = true
 		e.Exit(runtime.WithError(cfg.traced(ctx, err)))
 		return err
@@ -70,6 +71,7 @@ func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor 
 		cs, err := streamer(ctx, desc, cc, method, callOpts...)
 		done = true
 		if err != nil {
+			err = remoteBlocked(err)
 			e.Exit(runtime.WithError(cfg.traced(ctx, err)))
 			return nil, err
 		}

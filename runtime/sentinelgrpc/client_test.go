@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
@@ -219,4 +220,38 @@ func TestClientHotParameterArgumentsComeFromTheRequest(t *testing.T) {
 	assert.True(t, errors.Is(err, runtime.ErrBlocked))
 	_, err = e.unary(t.Context(), "bob", 0)
 	assert.NoError(t, err)
+}
+
+func TestClientSeesTheServersRefusalAsBlocked(t *testing.T) {
+	handClock(t)
+	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: testsvc.LookupResource, Grade: flow.GradeQPS, Count: 0}}))
+	e := serve(t, []grpc.ServerOption{grpc.ChainUnaryInterceptor(sentinelgrpc.UnaryServerInterceptor())},
+		grpc.WithChainUnaryInterceptor(sentinelgrpc.UnaryClientInterceptor()))
+
+	_, err := e.unary(t.Context(), "x", 0)
+	require.Error(t, err)
+	assert.Equal(t, codes.ResourceExhausted, status.Code(err))
+	assert.ErrorIs(t, err, runtime.ErrBlocked)
+	var blocked *sentinelgrpc.BlockedError
+	require.ErrorAs(t, err, &blocked)
+	assert.True(t, blocked.Remote)
+	assert.Equal(t, runtime.BlockFlow, blocked.Block.BlockType())
+	assert.Equal(t, testsvc.LookupResource, blocked.Block.Resource(), "the resource the server refused")
+	assert.Contains(t, status.Convert(err).Message(), "flow")
+}
+
+func TestPlainClientGetsTheRefusalsDetail(t *testing.T) {
+	handClock(t)
+	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: unaryCall, Grade: flow.GradeQPS, Count: 0}}))
+	e := serveProtected(t)
+
+	_, err := e.unary(t.Context(), "x", 0)
+	st := status.Convert(err)
+	require.Equal(t, codes.ResourceExhausted, st.Code())
+	require.Len(t, st.Details(), 1)
+	info, ok := st.Details()[0].(*errdetails.ErrorInfo)
+	require.True(t, ok)
+	assert.Equal(t, sentinelgrpc.ErrorDomain, info.GetDomain())
+	assert.Equal(t, sentinelgrpc.ErrorReason, info.GetReason())
+	assert.Equal(t, map[string]string{"blockType": "flow", "resource": unaryCall}, info.GetMetadata())
 }

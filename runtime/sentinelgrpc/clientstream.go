@@ -56,7 +56,7 @@ func (s *clientStream) exit(err error) {
 }
 
 func (s *clientStream) RecvMsg(m any) error {
-	err := s.ClientStream.RecvMsg(m)
+	err := remoteBlocked(s.ClientStream.RecvMsg(m))
 	if err != nil || !s.serverStreams {
 		s.exit(err)
 	}
@@ -64,7 +64,7 @@ func (s *clientStream) RecvMsg(m any) error {
 }
 
 func (s *clientStream) SendMsg(m any) error {
-	err := s.ClientStream.SendMsg(m)
+	err := remoteBlocked(s.ClientStream.SendMsg(m))
 	// io.EOF means the stream ended on the server's side; RecvMsg tells how.
 	if err != nil && !errors.Is(err, io.EOF) {
 		s.exit(err)

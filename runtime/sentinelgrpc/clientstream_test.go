@@ -224,3 +224,27 @@ func TestStreamClientNeverLeavesAnEntryOpenAcrossManyStreams(t *testing.T) {
 	assert.Len(t, exits, 20, "one exit per stream")
 	assert.EqualValues(t, 0, threads(duplexCall))
 }
+
+func TestStreamClientSeesTheServersRefusalAsBlocked(t *testing.T) {
+	handClock(t)
+	rec := record(t)
+	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: testsvc.ProduceResource, Grade: flow.GradeQPS, Count: 0}}))
+	e := serve(t, []grpc.ServerOption{grpc.ChainStreamInterceptor(sentinelgrpc.StreamServerInterceptor())},
+		grpc.WithChainStreamInterceptor(sentinelgrpc.StreamClientInterceptor()))
+
+	stream, err := e.client.StreamingOutputCall(t.Context(), &testgrpc.StreamingOutputCallRequest{
+		ResponseParameters: []*testgrpc.ResponseParameters{{}}})
+	require.NoError(t, err)
+	_, err = stream.Recv()
+	assert.Equal(t, codes.ResourceExhausted, status.Code(err))
+	assert.ErrorIs(t, err, runtime.ErrBlocked)
+	var blocked *sentinelgrpc.BlockedError
+	require.ErrorAs(t, err, &blocked)
+	assert.True(t, blocked.Remote)
+	assert.Equal(t, testsvc.ProduceResource, blocked.Block.Resource())
+
+	exits := rec.waitExits(t, outputCall, 2) // the client's entry and the server's
+	for _, c := range exits {
+		assert.NoError(t, c.Err, "a refusal is not an error for breakers")
+	}
+}
