@@ -27,6 +27,14 @@
 // A process that is both server and client of the same method (a proxy,
 // or a test) counts both directions on the one resource, as in Java.
 //
+// A server's interceptors see only the methods it registered, so its
+// resources are bounded by its services. A server with
+// grpc.UnknownServiceHandler is the exception: its stream interceptor sees
+// whatever method name a client sends, and each one would become a resource
+// (past runtime.MaxResources, new resources pass unchecked). Keep such a
+// server's unknown methods out of the interceptor's way, for example by
+// chaining a stream interceptor before it that answers them.
+//
 // # Refused calls
 //
 // A call a rule refuses gets codes.ResourceExhausted, the code gRPC has for
