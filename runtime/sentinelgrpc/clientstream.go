@@ -23,7 +23,7 @@ type clientStream struct {
 	serverStreams bool // false: the first response message ends the stream
 
 	exited atomic.Bool
-	mu     sync.Mutex // held while exiting; stop is read under it
+	mu     sync.Mutex // guards stop, which AfterFunc may race to call exit
 	stop   func() bool
 }
 
