@@ -39,7 +39,8 @@
 //
 // A call a rule refuses gets codes.ResourceExhausted, the code gRPC has for
 // "out of quota", whose message names the resource and the block type
-// (`sentinel: "/orders.OrderService/GetOrder" blocked by flow rule`).
+// (`sentinel: "/orders.OrderService/GetOrder" blocked by flow rule
+// (FlowException)`).
 // The error is a *BlockedError: status.Code and status.FromError see the
 // status, and errors.Is(err, runtime.ErrBlocked) and errors.As(err,
 // &blockErr) with a *runtime.BlockError hold. The status also carries a

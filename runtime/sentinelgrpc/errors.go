@@ -50,7 +50,8 @@ func (e *BlockedError) Error() string {
 // GRPCStatus is the status grpc-go sends and status.FromError returns:
 // ResourceExhausted, with the block error's text, which names the resource
 // and the block type ("flow", "degrade", "system", "authority",
-// "paramflow"), and an ErrorInfo detail (ErrorDomain, ErrorReason).
+// "paramflow"), followed by Java's exception for it ("(FlowException)"),
+// and an ErrorInfo detail (ErrorDomain, ErrorReason).
 func (e *BlockedError) GRPCStatus() *status.Status {
 	if e.st != nil {
 		return e.st
@@ -58,7 +59,7 @@ func (e *BlockedError) GRPCStatus() *status.Status {
 	if e.Block == nil {
 		return status.New(codes.ResourceExhausted, runtime.ErrBlocked.Error())
 	}
-	st := status.New(codes.ResourceExhausted, e.Block.Error())
+	st := status.New(codes.ResourceExhausted, e.Block.Error()+" ("+javaException(e.Block.BlockType())+")")
 	if d, err := st.WithDetails(&errdetails.ErrorInfo{Domain: ErrorDomain, Reason: ErrorReason,
 		Metadata: map[string]string{"blockType": e.Block.BlockType().String(), "resource": e.Block.Resource()}}); err == nil {
 		st = d
@@ -101,6 +102,23 @@ func remoteBlocked(err error) error {
 		return &BlockedError{Block: b, Remote: true, st: st}
 	}
 	return err
+}
+
+// javaException names the BlockException subclass Java throws for t.
+func javaException(t runtime.BlockType) string {
+	switch t {
+	case runtime.BlockFlow:
+		return "FlowException"
+	case runtime.BlockDegrade:
+		return "DegradeException"
+	case runtime.BlockSystem:
+		return "SystemBlockException"
+	case runtime.BlockAuthority:
+		return "AuthorityException"
+	case runtime.BlockParamFlow:
+		return "ParamFlowException"
+	}
+	return "BlockException"
 }
 
 // parseBlockType maps a BlockType's name back to it; BlockCustom for a
