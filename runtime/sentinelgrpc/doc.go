@@ -110,12 +110,12 @@
 // On an admitted unary call the server interceptor allocates the entry
 // (128 B), and with an origin also the Sentinel context that carries it
 // and grpc-go's copy of the metadata value. Around a handler that does
-// nothing it takes 0.6-1 µs on a busy 2-core machine
+// nothing it takes 0.6-1.5 µs on a busy 2-core machine
 // (BenchmarkUnaryServerInterceptor, 1 allocation). Installing any
 // interceptor costs grpc-go's generated code 2 allocations of its own per
 // call (the UnaryServerInfo and the handler closure). A unary call over a
 // TCP loopback connection (BenchmarkUnaryLoopback, same run) makes 144
 // allocations bare, 146 with an interceptor that does nothing and 147 with
-// this one, and takes 50-100 µs in each case: the network and grpc-go
+// this one, and takes 50-200 µs in each case: the network and grpc-go
 // dominate.
 package sentinelgrpc
