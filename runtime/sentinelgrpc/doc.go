@@ -64,7 +64,7 @@
 // limitApp and per-origin statistics, comes from
 // WithOriginParser, or from a metadata key with WithOriginKey("s-user")
 // (OriginFromMetadata). There is none by default. The caller chooses its
-// metadata, so an origin is bounded: cut to MaxOriginLen (128) bytes, and
+// metadata, so an origin is bounded: cut to MaxOriginLen (256) bytes, and
 // bytes outside printable ASCII are replaced by '?'. The runtime also caps
 // the origins counted apart per resource (runtime.MaxOriginsPerResource).
 // Take the origin from a key your gateway or mesh sets.

@@ -5,12 +5,15 @@ import (
 	"strings"
 
 	"google.golang.org/grpc/metadata"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
-// MaxOriginLen bounds an origin in bytes. Origins come from metadata the
-// caller sets, and each distinct origin gets statistics of its own on every
-// resource: a longer one is cut to this length.
-const MaxOriginLen = 128
+// MaxOriginLen bounds an origin in bytes: the runtime's own cap
+// (runtime.MaxOriginBytes). Origins come from metadata the caller sets,
+// and each distinct origin gets statistics of its own on every resource: a
+// longer one is cut to this length.
+const MaxOriginLen = runtime.MaxOriginBytes
 
 // OriginFromMetadata returns an origin parser that reads the first value of
 // the named metadata key of the incoming call:
