@@ -41,6 +41,25 @@ func TestEnterContextNamesTheEntranceAndOrigin(t *testing.T) {
 	assert.Equal(t, []string{"appA"}, r.ClusterNode().Origins())
 }
 
+func TestTheDefaultContextEnteredWithAnOriginSharesItsNodes(t *testing.T) {
+	handClock(t)
+	e, _ := runtime.Entry(context.Background(), t.Name())
+	e.Exit()
+	ctx := runtime.EnterContext(context.Background(), "", "appA")
+	e, _ = runtime.Entry(ctx, t.Name())
+	e.Exit()
+
+	var seen int
+	for _, en := range runtime.Tree().Children {
+		for _, c := range en.Children {
+			if c.Name == t.Name() {
+				seen++
+			}
+		}
+	}
+	assert.Equal(t, 1, seen, "one node per resource and context name")
+}
+
 func TestEnterContextInsideAContextKeepsTheOuterOne(t *testing.T) {
 	ctx := runtime.EnterContext(context.Background(), "outer-"+t.Name(), "a")
 	inner := runtime.EnterContext(ctx, "inner-"+t.Name(), "b")

@@ -20,6 +20,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
 	"github.com/sentinelgen/sentinelgen/runtime/metrics"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+	"google.golang.org/grpc"
 )
 
 // defaultRules are the rule files the service ships with, in Java
@@ -42,6 +43,7 @@ var ruleFiles = []struct {
 // config is what the service is started with.
 type config struct {
 	addr        string        // listen address; "127.0.0.1:0" picks a free port
+	grpcAddr    string        // gRPC listen address; "" serves no gRPC
 	rulesDir    string        // the watched rule files
 	paymentsURL string        // the payment provider; "" starts the built-in flaky one
 	createDelay time.Duration // how long an order creation takes
@@ -56,12 +58,14 @@ type app struct {
 	sources  map[string]*file.Source
 	srv      *http.Server
 	ln       net.Listener
-	served   chan error
+	grpcSrv  *grpc.Server // nil without gRPC
+	grpcLn   net.Listener
+	served   chan error // what Serve returned, HTTP's or gRPC's
 }
 
 // start loads and watches the rules, and serves the API.
 func start(ctx context.Context, cfg config) (*app, error) {
-	a := &app{sources: map[string]*file.Source{}, served: make(chan error, 1)}
+	a := &app{sources: map[string]*file.Source{}, served: make(chan error, 2)}
 	ok := false
 	defer func() {
 		if !ok {
@@ -107,6 +111,11 @@ func start(ctx context.Context, cfg config) (*app, error) {
 	a.ln = ln
 	a.srv = &http.Server{Handler: newHandler(a.svc, a.observability()), ReadHeaderTimeout: 5 * time.Second}
 	go func() { a.served <- a.srv.Serve(ln) }()
+	if cfg.grpcAddr != "" {
+		if err := a.serveGRPC(cfg.grpcAddr); err != nil {
+			return nil, err
+		}
+	}
 	ok = true
 	return a, nil
 }
@@ -140,6 +149,9 @@ func (a *app) Close() error {
 		if err := a.srv.Shutdown(ctx); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if a.grpcSrv != nil {
+		a.stopGRPC()
 	}
 	for _, s := range a.sources {
 		errs = append(errs, s.Close())

@@ -46,15 +46,20 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 			fmt.Fprintf(out, "   -- %s refused, previous rules stay: %v\n", filepath.Base(ev.Path), ev.Err)
 		}
 	}
-	a, err := start(ctx, config{addr: "127.0.0.1:0", rulesDir: dir, createDelay: 300 * time.Millisecond,
+	a, err := start(ctx, config{addr: "127.0.0.1:0", grpcAddr: "127.0.0.1:0", rulesDir: dir, createDelay: 300 * time.Millisecond,
 		pollEvery: 200 * time.Millisecond, onReload: onReload})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	fmt.Fprintf(out, "orderservice demo: serving %s, rules in %s, load for %s\n", a.URL(), dir, d)
-	fmt.Fprintln(out, "load: GET /api/order 40/s; GET /api/orders 10/s as alice and 10/s as vip; POST pay 10/s; 5 clients creating orders")
-	fmt.Fprintln(out, "rules: /api/order 20 QPS, getOrder 15 QPS, createOrder 2 threads, payOrder breaker at 50% errors, listOrders 5 QPS per user (vip 100)")
+	g, err := dialGRPCLoad(a.GRPCAddr())
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	fmt.Fprintf(out, "orderservice demo: serving %s and gRPC on %s, rules in %s, load for %s\n", a.URL(), a.GRPCAddr(), dir, d)
+	fmt.Fprintln(out, "load: GET /api/order 40/s; GET /api/orders 10/s as alice and 10/s as vip; POST pay 10/s; 5 clients creating orders; gRPC GetOrder 20/s")
+	fmt.Fprintln(out, "rules: /api/order 20 QPS, getOrder 15 QPS, createOrder 2 threads, payOrder breaker at 50% errors, listOrders 5 QPS per user (vip 100), gRPC GetOrder 10 QPS")
 
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -65,6 +70,7 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 	l.every(ctx, &wg, 10, http.MethodGet, "/api/orders?user=alice", "")
 	l.every(ctx, &wg, 10, http.MethodGet, "/api/orders?user=vip", "")
 	l.every(ctx, &wg, 10, http.MethodPost, "/api/order/2/pay", "")
+	g.every(ctx, &wg, 20)
 	for range 5 {
 		wg.Go(func() {
 			for ctx.Err() == nil {
@@ -90,7 +96,7 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 		{0.6, "payment provider recovers", func() error { a.provider.SetFailing(false); return nil }},
 	}
 
-	fmt.Fprintf(out, "%4s  %-12s %7s %8s %10s  %s\n", "sec", "resource", "passed", "blocked", "avg RT ms", "breaker")
+	fmt.Fprintf(out, "%4s  %-29s %7s %8s %10s  %s\n", "sec", "resource", "passed", "blocked", "avg RT ms", "breaker")
 	start := time.Now()
 	next := 0
 	tick := time.NewTicker(time.Second)
@@ -118,6 +124,7 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 	wg.Wait()
 	fmt.Fprintf(out, "requests: %d answered 200, %d answered 429, %d other; provider saw %d charges\n",
 		l.ok.Load(), l.limited.Load(), l.other.Load(), a.provider.Charges())
+	g.summary(out)
 	if l.ok.Load() == 0 {
 		return fmt.Errorf("demo: no request succeeded")
 	}
@@ -125,7 +132,7 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 }
 
 // demoResources are the rows of the table, in order.
-var demoResources = []string{"/api/order", "getOrder", "createOrder", "payOrder", "listOrders"}
+var demoResources = []string{"/api/order", grpcGetOrder, "getOrder", "createOrder", "payOrder", "listOrders"}
 
 // printSecond prints each resource's figures for the last whole second.
 func printSecond(w io.Writer, sec int) {
@@ -150,7 +157,7 @@ func printSecond(w io.Writer, sec int) {
 		if c.Success > 0 {
 			rt = fmt.Sprintf("%.1f", float64(c.RT)/float64(c.Success))
 		}
-		fmt.Fprintf(w, "%4d  %-12s %7d %8d %10s  %s\n", sec, name, c.Pass, c.Block, rt, states[name])
+		fmt.Fprintf(w, "%4d  %-29s %7d %8d %10s  %s\n", sec, name, c.Pass, c.Block, rt, states[name])
 	}
 }
 

@@ -172,4 +172,6 @@ func TestDemoRuns(t *testing.T) {
 	require.NoError(t, runDemo(context.Background(), &out, 3*time.Second))
 	assert.Contains(t, out.String(), "/api/order")
 	assert.Contains(t, out.String(), "answered 200")
+	assert.Contains(t, out.String(), "answered RESOURCE_EXHAUSTED", "gRPC calls refused beside the HTTP table")
+	assert.Contains(t, out.String(), grpcGetOrder)
 }

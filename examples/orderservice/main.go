@@ -16,9 +16,14 @@
 //   - listOrders: a hot-parameter rule that limits each user apart, with a
 //     higher limit for "vip".
 //
+// The same API is served over gRPC (orderspb/orders.proto), behind
+// Sentinel's gRPC interceptors: each method is a resource named after its
+// full method name, /orders.OrderService/GetOrder with a QPS rule of its own,
+// refused with RESOURCE_EXHAUSTED beyond it.
+//
 // Usage:
 //
-//	go run ./examples/orderservice [-addr 127.0.0.1:8080] [-rules DIR] [-payments URL]
+//	go run ./examples/orderservice [-addr 127.0.0.1:8080] [-grpc-addr 127.0.0.1:9090] [-rules DIR] [-payments URL]
 //	    [-dashboard HOST:PORT [-sentinel-api 127.0.0.1:8719] [-app orderservice]]
 //	go run ./examples/orderservice -demo
 //
@@ -60,6 +65,7 @@ func main() {
 func run(ctx context.Context, args []string, stdout io.Writer) error {
 	flags := flag.NewFlagSet("orderservice", flag.ContinueOnError)
 	addr := flags.String("addr", "127.0.0.1:8080", "listen address")
+	grpcAddr := flags.String("grpc-addr", "127.0.0.1:9090", "gRPC listen address (\"\" serves no gRPC)")
 	rulesDir := flags.String("rules", "", "directory of flow.json, degrade.json and paramflow.json (default: a temporary copy of the built-in rules)")
 	payments := flags.String("payments", "", "payment provider URL (default: a built-in flaky provider)")
 	demo := flags.Bool("demo", false, "run the demo: serve on a free port, drive load, print a table, edit a rule, exit")
@@ -76,7 +82,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return runDemo(ctx, stdout, *demoFor)
 	}
 
-	cfg := config{addr: *addr, rulesDir: *rulesDir, paymentsURL: *payments, createDelay: 200 * time.Millisecond}
+	cfg := config{addr: *addr, grpcAddr: *grpcAddr, rulesDir: *rulesDir, paymentsURL: *payments, createDelay: 200 * time.Millisecond}
 	if cfg.rulesDir == "" {
 		dir, err := os.MkdirTemp("", "orderservice-rules-")
 		if err != nil {
@@ -93,6 +99,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "orderservice listening on %s, rules in %s\n", a.URL(), cfg.rulesDir)
+	if a.GRPCAddr() != "" {
+		fmt.Fprintf(stdout, "gRPC API (orders.OrderService) on %s\n", a.GRPCAddr())
+	}
 	stopDash, err := sentinelDash.start(ctx, cfg.rulesDir, stdout)
 	if err != nil {
 		_ = a.Close()
