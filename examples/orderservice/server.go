@@ -14,12 +14,14 @@ import (
 // origin that authority rules and limitApp read.
 const CallerHeader = "X-Caller"
 
-// newHandler routes the API through the Sentinel middleware: every route's
+// newHandler routes the API through a protected ServeMux: every route's
 // pattern is an inbound web resource ("/api/order"), checked before the
 // handler runs, and the handlers call the generated wrappers, whose
-// resources ("getOrder") nest under it in the call tree.
+// resources ("getOrder") nest under it in the call tree. Operational
+// endpoints (extra) are registered unprotected: a dashboard must not be
+// limited by the rules it shows.
 func newHandler(svc *OrderService, extra map[string]http.Handler) http.Handler {
-	mux := http.NewServeMux()
+	mux := nethttp.NewServeMux(nethttp.WithOriginParser(nethttp.OriginFromHeader(CallerHeader)))
 	mux.HandleFunc("GET /api/order", func(w http.ResponseWriter, r *http.Request) {
 		id, err := strconv.ParseInt(r.URL.Query().Get("id"), 10, 64)
 		if err != nil {
@@ -60,21 +62,10 @@ func newHandler(svc *OrderService, extra map[string]http.Handler) http.Handler {
 		os, err := svc.ListOrders(r.Context(), user)
 		reply(w, os, err)
 	})
-	api := nethttp.Middleware(
-		nethttp.WithServeMux(mux),
-		nethttp.WithOriginParser(nethttp.OriginFromHeader(CallerHeader)),
-	)(mux)
-	if len(extra) == 0 {
-		return api
-	}
-	// Operational endpoints stay outside Sentinel: a dashboard must not be
-	// limited by the rules it shows.
-	root := http.NewServeMux()
-	root.Handle("/", api)
 	for pattern, h := range extra {
-		root.Handle(pattern, h)
+		mux.ServeMux.Handle(pattern, h)
 	}
-	return root
+	return mux
 }
 
 // reply writes v as JSON, or maps err to a status.

@@ -51,6 +51,19 @@ func BenchmarkMiddlewareOnHandler(b *testing.B) {
 	benchServe(b, mux, httptest.NewRequest("GET", "/bench/handle/1", nil))
 }
 
+func BenchmarkServeMux(b *testing.B) {
+	mux := nethttp.NewServeMux()
+	mux.Handle("GET /bench/servemux/{id}", nop)
+	mux.Handle("/bench/other/{id}", nop)
+	benchServe(b, mux, httptest.NewRequest("GET", "/bench/servemux/1", nil))
+}
+
+func BenchmarkServeMuxNoErrorStatus(b *testing.B) {
+	mux := nethttp.NewServeMux(nethttp.WithErrorStatus(nil))
+	mux.Handle("GET /bench/servemux-nostatus/{id}", nop)
+	benchServe(b, mux, httptest.NewRequest("GET", "/bench/servemux-nostatus/1", nil))
+}
+
 func BenchmarkMiddlewareMethodPrefix(b *testing.B) {
 	h := nethttp.Middleware(nethttp.WithMethodPrefix())(benchMux("GET /bench/method/{id}"))
 	benchServe(b, h, httptest.NewRequest("GET", "/bench/method/1", nil))

@@ -4,12 +4,12 @@
 //
 // # Setup
 //
-// Wrap the ServeMux, and every request is an inbound resource named after
-// the pattern that routes it:
+// Register handlers on a protected ServeMux, and every request is an
+// inbound resource named after the pattern that routes it:
 //
-//	mux := http.NewServeMux()
+//	mux := nethttp.NewServeMux()
 //	mux.HandleFunc("GET /api/order/{id}", getOrder) // resource "/api/order/{id}"
-//	http.ListenAndServe(addr, nethttp.Middleware()(mux))
+//	http.ListenAndServe(addr, mux)
 //
 // and send outbound requests through a Transport:
 //
@@ -21,18 +21,21 @@
 //
 // # Which pattern
 //
-// A middleware that wraps the mux runs before the mux has routed the
-// request, so it asks the mux where the request goes (ServeMux.Handler) and
-// the mux routes it again when it serves it. Three ways to install it:
+// The middleware names a request after the ServeMux pattern that routes
+// it. Three ways to install it:
 //
-//   - nethttp.Middleware()(mux): the middleware sees that it wraps a
-//     *http.ServeMux and asks it. The one-line setup above.
+//   - NewServeMux, or nethttp.Handle(mux, pattern, handler, opts...), or
+//     any Middleware(...)(handler) registered on a mux: the handler runs
+//     after routing and reads the pattern from r.Pattern, so each request
+//     is routed once. The cheapest: a request costs the mux's routing, the
+//     request copy that carries the entry, the entry, and the writer that
+//     records the status (no writer with WithErrorStatus(nil)).
+//   - nethttp.Middleware()(mux): wrapping an existing *http.ServeMux. The
+//     middleware runs before the mux has routed the request, so it asks the
+//     mux where the request goes (ServeMux.Handler) and the mux routes it
+//     again when it serves it: one more allocation and the routing twice.
 //   - nethttp.Middleware(nethttp.WithServeMux(mux))(chain): when other
 //     middleware stands between this one and the mux, name the mux.
-//   - nethttp.Handle(mux, pattern, handler, opts...), or any
-//     Middleware(...)(handler) registered on a mux: the handler runs after
-//     routing and reads the pattern from r.Pattern; each request is routed
-//     once. Use this to protect only some routes, or with options per route.
 //
 // # Resource names
 //
@@ -55,12 +58,12 @@
 // Requests that match no pattern (404), match a pattern only for another
 // method (405), are redirected by the mux (trailing slash, unclean path), or
 // reach a middleware that has no routing information at all, are not
-// protected by default. A name taken from the URL would let clients create
-// resources without bound: memory for their statistics, and past the
-// runtime's MaxResources every new resource passes unchecked, so a scan of
-// random URLs would switch protection off for routes not yet called.
-// WithUnmatchedPath protects them under their URL path anyway; pair it with
-// a cleaner that folds paths into few names. A middleware with no routing
+// protected by default. A name taken from the URL lets clients create
+// resources: the runtime bounds them (past runtime.MaxResources they are
+// counted together on one overflow resource, and routes and resources that
+// rules name keep their own), but a scan of random URLs would still fill
+// the table with noise. WithUnmatchedPath protects them under their URL
+// path anyway; pair it with a cleaner that folds paths into few names. A middleware with no routing
 // information (not wrapping a mux, not registered on one) logs a warning
 // once.
 //

@@ -281,3 +281,31 @@ func TestHandlerGoexitExitsTheEntryWithoutAnError(t *testing.T) {
 	assert.Zero(t, cl.ExceptionQPS(clk.Millis()))
 	assert.Equal(t, 1.0, cl.SuccessQPS(clk.Millis()))
 }
+
+func TestServeMuxProtectsItsHandlersAndRoutesOnce(t *testing.T) {
+	rec := record(t).blocking("/smux/blocked/{id}")
+	mux := nethttp.NewServeMux(nethttp.WithOriginParser(nethttp.OriginFromHeader("S-user")))
+	var got string
+	mux.HandleFunc("GET /smux/ok/{id}", func(_ http.ResponseWriter, r *http.Request) { got = r.PathValue("id") })
+	mux.HandleFunc("GET /smux/blocked/{id}", func(http.ResponseWriter, *http.Request) { t.Error("a blocked request reached its handler") })
+	mux.ServeMux.HandleFunc("GET /smux/ops", func(http.ResponseWriter, *http.Request) {})
+
+	req := httptest.NewRequest("GET", "/smux/ok/7", nil)
+	req.Header.Set("S-user", "alice")
+	w := httptest.NewRecorder()
+	mux.ServeHTTP(w, req)
+	assert.Equal(t, http.StatusOK, w.Code)
+	assert.Equal(t, "7", got, "path values survive")
+
+	w = httptest.NewRecorder()
+	mux.ServeHTTP(w, httptest.NewRequest("GET", "/smux/blocked/1", nil))
+	assert.Equal(t, http.StatusTooManyRequests, w.Code)
+
+	mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/smux/ops", nil))
+	mux.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/smux/missing", nil))
+	var names []string
+	for _, c := range rec.calls {
+		names = append(names, c.Name+" "+c.Origin)
+	}
+	assert.Equal(t, []string{"/smux/ok/{id} alice", "/smux/blocked/{id} "}, names, "unprotected routes and 404s are not entered")
+}

@@ -31,7 +31,8 @@
 // resources are bounded by its services. A server with
 // grpc.UnknownServiceHandler is the exception: its stream interceptor sees
 // whatever method name a client sends, and each one would become a resource
-// (past runtime.MaxResources, new resources pass unchecked). Keep such a
+// (past runtime.MaxResources, they are counted together on one overflow
+// resource, and resources rules name keep their own). Keep such a
 // server's unknown methods out of the interceptor's way, for example by
 // chaining a stream interceptor before it that answers them.
 //
