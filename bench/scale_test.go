@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+)
+
+// The growth cases: Entry+Exit with one admitting flow rule and one closed
+// breaker per resource, as the number of resources called round robin, the
+// number of rules on a resource, and the number of goroutines grow. A call
+// must cost the same however many resources and rules exist:
+//
+//	go test ./bench -run x -bench Scale -benchmem -count 8 | benchstat -col /resources -
+
+// flowAndBreaker loads, for each resource, an admitting QPS rule and a
+// closed breaker, plus extra admitting QPS rules per resource.
+func flowAndBreaker(b *testing.B, resources []string, extraRules int) {
+	b.Helper()
+	var fr []flow.Rule
+	var dr []degrade.Rule
+	for _, r := range resources {
+		for range 1 + extraRules {
+			fr = append(fr, flow.Rule{Resource: r, Grade: flow.GradeQPS, Count: admitting})
+		}
+		dr = append(dr, closedBreaker(r))
+	}
+	if err := flow.LoadRules(fr); err != nil {
+		b.Fatal(err)
+	}
+	if err := degrade.LoadRules(dr); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = flow.LoadRules(nil)
+		_ = degrade.LoadRules(nil)
+	})
+}
+
+func BenchmarkScaleResources(b *testing.B) {
+	for _, n := range []int{1, 100, 1000, 6000} {
+		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
+			names := make([]string, n)
+			res := make([]*runtime.Resource, n)
+			for i := range names {
+				names[i] = fmt.Sprintf("bench-scale-%d-%d", n, i)
+				res[i] = runtime.Declare(runtime.ResourceSpec{Name: names[i]})
+			}
+			flowAndBreaker(b, names, 0)
+			ctx := context.Background()
+			for _, r := range res { // bind every chain before timing
+				entryExit(b, r, ctx)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				if !entryExit(b, res[i], ctx) {
+					return
+				}
+				if i++; i == n {
+					i = 0
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkScaleRules(b *testing.B) {
+	for _, n := range []int{1, 10} {
+		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
+			name := fmt.Sprintf("bench-scale-rules-%d", n)
+			flowAndBreaker(b, []string{name}, n-1)
+			benchEntryExit(b, name)
+		})
+	}
+}
+
+func BenchmarkScaleGoroutines(b *testing.B) {
+	for _, n := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("goroutines=%d", n), func(b *testing.B) {
+			name := fmt.Sprintf("bench-scale-goroutines-%d", n)
+			flowAndBreaker(b, []string{name}, 0)
+			b.SetParallelism(n) // n goroutines per GOMAXPROCS
+			benchEntryExitParallel(b, name)
+		})
+	}
+}
