@@ -40,7 +40,7 @@ func TestCheckSyntaxProblemHasPosition(t *testing.T) {
 	assert.Equal(t, 2, ps[0].Line)
 	assert.Equal(t, 14, ps[0].Column)
 	assert.Equal(t, -1, ps[0].Rule)
-	assert.Equal(t, "flow.json:2:14: JSON syntax error: invalid character 'N' looking for beginning of value (NaN and Infinity are not JSON numbers)", ps[0].String())
+	assert.Equal(t, "flow.json:2:14: JSON syntax error: invalid value NaN (NaN and Infinity are not JSON numbers)", ps[0].String())
 }
 
 func TestCheckWarnsOnUndeclaredResources(t *testing.T) {

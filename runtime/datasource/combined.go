@@ -37,10 +37,21 @@ func (c *combinedKind) keys() []string {
 }
 
 func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
-	data, err := checkText(name, data)
+	text, err := checkText(name, data)
 	if err != nil {
 		return nil, err
 	}
+	doc := docSchema{sections: map[string]*schema{}}
+	for _, k := range c.kinds {
+		if sk, ok := k.(interface{ docSchema() docSchema }); ok {
+			doc.sections[k.Name()] = sk.docSchema().rules
+		}
+	}
+	jt, err := readJava(name, text, doc)
+	if err != nil {
+		return nil, err
+	}
+	data = jt.std
 	var sections map[string]json.RawMessage
 	if err := json.Unmarshal(data, &sections); err != nil {
 		var te *json.UnmarshalTypeError
@@ -63,7 +74,7 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 			errs = append(errs, &Error{Name: name, Err: errors.New(msg)})
 		}
 	}
-	set := &combinedSet{name: name}
+	set := &combinedSet{name: name, warns: jt.warns}
 	failed := len(errs) > 0
 	perKind := make([]error, len(c.kinds))
 	for i, k := range c.kinds { // in the kinds' order, so errors come out stably
@@ -71,7 +82,7 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 		if !ok {
 			continue
 		}
-		rs, err := decodeSection(name, k, sec)
+		rs, err := decodeSection(name, k, sec, jt, text)
 		if err != nil {
 			perKind[i], failed = err, true
 			continue
@@ -107,12 +118,20 @@ func (c *combinedKind) find(key string) Kind {
 
 // decodeSection decodes one kind's array inside a combined document, and
 // marks its errors with the section's key.
-func decodeSection(name string, k Kind, sec json.RawMessage) (RuleSet, error) {
+func decodeSection(name string, k Kind, sec json.RawMessage, jt *javaText, text []byte) (RuleSet, error) {
 	if kind := jsonKindOf(sec); kind != "an array" {
 		return nil, &Error{Name: name, Section: k.Name(), Kind: k.Name(),
 			Err: fmt.Errorf("is %s, want an array of %s rules ([] clears them)", kind, k.Name())}
 	}
-	rs, err := k.Decode(name, sec)
+	var rs RuleSet
+	var err error
+	if sk, ok := k.(interface {
+		section(name string, data []byte, jt *javaText, key string, text []byte) (RuleSet, error)
+	}); ok {
+		rs, err = sk.section(name, sec, jt, k.Name(), text)
+	} else {
+		rs, err = k.Decode(name, sec)
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -141,6 +160,21 @@ func (s sectioned) mark(err error) error {
 func (s sectioned) Validate() error { return s.mark(s.RuleSet.Validate()) }
 func (s sectioned) Load() error     { return s.mark(s.RuleSet.Load()) }
 
+func (s sectioned) Warnings() []Warning { return capWarnings("", s.warnings()) }
+
+func (s sectioned) warnings() []Warning { return s.markWarnings(s.RuleSet.warnings()) }
+
+func (s sectioned) skipInvalid() []Warning { return s.markWarnings(s.RuleSet.skipInvalid()) }
+
+func (s sectioned) markWarnings(ws []Warning) []Warning {
+	for i := range ws {
+		if ws[i].Rule >= 0 || ws[i].Field != "" {
+			ws[i].Section = s.section
+		}
+	}
+	return ws
+}
+
 func (c *combinedKind) Encode() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("{")
@@ -165,8 +199,29 @@ type part struct {
 }
 
 type combinedSet struct {
-	name  string
-	parts []part
+	name    string
+	parts   []part
+	warns   []Warning // from reading the document
+	skipped []Warning
+}
+
+func (s *combinedSet) Warnings() []Warning { return capWarnings(s.name, s.warnings()) }
+
+func (s *combinedSet) warnings() []Warning {
+	out := append([]Warning(nil), s.warns...)
+	for _, p := range s.parts {
+		out = append(out, p.set.warnings()...)
+	}
+	sortWarnings(out)
+	return out
+}
+
+func (s *combinedSet) skipInvalid() []Warning {
+	var out []Warning
+	for _, p := range s.parts {
+		out = append(out, p.set.skipInvalid()...)
+	}
+	return out
 }
 
 func (s *combinedSet) Len() int {

@@ -56,7 +56,7 @@ func TestDetectKindFailures(t *testing.T) {
 
 func TestTypeMismatchReasons(t *testing.T) {
 	tests := []struct{ doc, want string }{
-		{`[{"resource":5}]`, `rule 0: resource 5 is a number, want a string`},
+		{`[{"resource":{}}]`, `rule 0: resource {} is an object, want a string`},
 		{`[{"resource":"a","regex":"yes"}]`, `rule 0 (resource "a"): regex "yes" is a string, want true or false`},
 		{`[{"resource":"a","count":[1]}]`, `rule 0 (resource "a"): count [1] is an array, want a number`},
 		{`[{"resource":"a","count":{"v":1}}]`, `rule 0 (resource "a"): count {"v":1} is an object, want a number`},

@@ -23,5 +23,5 @@ func ExampleLoad() {
 	_, err := datasource.Load("flow.json", []byte(`[{"resource": "getOrder", "count": NaN}]`), datasource.Flow)
 	fmt.Println(err)
 	// Output:
-	// flow.json:1:36: JSON syntax error: invalid character 'N' looking for beginning of value (NaN and Infinity are not JSON numbers)
+	// flow.json:1:36: JSON syntax error: invalid value NaN (NaN and Infinity are not JSON numbers)
 }

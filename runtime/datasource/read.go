@@ -68,25 +68,50 @@ func describeOpen(err error) error {
 }
 
 // LoadFile reads, decodes, validates and loads a rule file once (Java's
-// FileInJarReadableDataSource): all or nothing. It returns how many rules
-// are now in force from it.
-func LoadFile(path string, kind Kind, maxSize int64) (int, error) {
+// FileInJarReadableDataSource). It returns how many rules are now in
+// force from it.
+func LoadFile(path string, kind Kind, maxSize int64, opts ...Option) (int, error) {
 	data, err := ReadFile(path, maxSize)
 	if err != nil {
 		return 0, err
 	}
-	return Load(path, data, kind)
+	return Load(path, data, kind, opts...)
 }
 
 // Load decodes data as a document of kind, named name in errors, then
-// validates and loads it: all or nothing.
-func Load(name string, data []byte, kind Kind) (int, error) {
+// validates and loads it: all or nothing, unless WithPolicy(SkipInvalid).
+// It returns how many rules are now in force from it; LoadReport also
+// returns the warnings.
+func Load(name string, data []byte, kind Kind, opts ...Option) (int, error) {
+	r, err := LoadReport(name, data, kind, opts...)
+	return r.Rules, err
+}
+
+// Report is what a load put in force, and what it warns about.
+type Report struct {
+	Rules    int       // rules in force from the document
+	Skipped  int       // invalid rules left out (SkipInvalid only)
+	Warnings []Warning // at most MaxWarnings, then a count; skipped rules included
+}
+
+// LoadReport is Load with the warnings: every data source loads through
+// it, logs the warnings once per new version and keeps them in its
+// Status. A refused document has no report.
+func LoadReport(name string, data []byte, kind Kind, opts ...Option) (Report, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	rs, err := kind.Decode(name, data)
 	if err != nil {
-		return 0, err
+		return Report{}, err
+	}
+	var skipped []Warning
+	if o.policy == SkipInvalid {
+		skipped = rs.skipInvalid()
 	}
 	if err := rs.Load(); err != nil {
-		return 0, err
+		return Report{}, err
 	}
-	return rs.Len(), nil
+	return Report{Rules: rs.Len(), Skipped: len(skipped), Warnings: rs.Warnings()}, nil
 }
