@@ -112,15 +112,52 @@ func Check(name string, data []byte, kind Kind, declared []string) []Problem {
 	rs, err := kind.Decode(name, data)
 	if err != nil {
 		problems := toProblems(name, err)
+		// Shapes Java loads as no rule at all explain many refusals:
+		// read them even when the document is refused.
+		if jt, jerr := readJavaFor(name, data, kind); jerr == nil {
+			for _, w := range jt.warns {
+				if w.Rule >= 0 {
+					problems = append(problems, w.problem())
+				}
+			}
+		}
 		locate(data, problems)
+		sortProblems(problems)
 		return problems
 	}
 	problems := toProblems(name, rs.Validate())
+	for _, w := range rs.Warnings() {
+		problems = append(problems, w.problem())
+	}
 	if declared != nil {
 		problems = append(problems, checkResources(name, kind, rs, declared)...)
 	}
 	locate(data, problems)
+	sortProblems(problems)
 	return problems
+}
+
+// readJavaFor reads data as kind's documents are read, for warnings.
+func readJavaFor(name string, data []byte, kind Kind) (*javaText, error) {
+	text, err := checkText(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if k, ok := kind.(interface{ docSchema() docSchema }); ok {
+		return readJava(name, text, k.docSchema())
+	}
+	return nil, errors.New("a kind of its own: read by its Decode only")
+}
+
+// sortProblems puts a file's problems in document order; problems without
+// a place come first, as they were.
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Line != ps[j].Line {
+			return ps[i].Line < ps[j].Line
+		}
+		return ps[i].Column < ps[j].Column
+	})
 }
 
 // checkResources warns on rules whose resource matches nothing declared.

@@ -41,13 +41,7 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := docSchema{sections: map[string]*schema{}}
-	for _, k := range c.kinds {
-		if sk, ok := k.(interface{ docSchema() docSchema }); ok {
-			doc.sections[k.Name()] = sk.docSchema().rules
-		}
-	}
-	jt, err := readJava(name, text, doc)
+	jt, err := readJava(name, text, c.docSchema())
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +99,18 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 		}
 	}
 	return nil, errors.Join(append(errs, perKind...)...)
+}
+
+// docSchema is the shape of a combined document: each kind's array under
+// its name.
+func (c *combinedKind) docSchema() docSchema {
+	doc := docSchema{sections: map[string]*schema{}}
+	for _, k := range c.kinds {
+		if sk, ok := k.(interface{ docSchema() docSchema }); ok && sk.docSchema().rules != nil {
+			doc.sections[k.Name()] = sk.docSchema().rules
+		}
+	}
+	return doc
 }
 
 func (c *combinedKind) find(key string) Kind {

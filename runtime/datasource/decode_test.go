@@ -69,7 +69,7 @@ func TestDecodeErrorsArePrecise(t *testing.T) {
 			`flow.json: rule 1: is a number, want a rule object`},
 		{"invalid UTF-8 with position",
 			"[{\"resource\": \"a\xff\"}]",
-			`flow.json:1:17: invalid UTF-8 (byte 0xff at offset 16)`},
+			`flow.json:1:17: invalid UTF-8: byte \xff at offset 16, in "esource\": \"a\xff\"}]" (save the file as UTF-8)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,8 +15,8 @@ func ExampleCheck() {
 		fmt.Println(p)
 	}
 	// Output:
-	// flow.json:3:3: rule 1 (resource "listOrders"): count -1 is negative; it must be >= 0 (0 blocks every call)
 	// flow.json:2:3: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)
+	// flow.json:3:3: rule 1 (resource "listOrders"): count -1 is negative; it must be >= 0 (0 blocks every call)
 }
 
 func ExampleLoad() {

@@ -32,7 +32,7 @@ import (
 //     string is wanted ("resource": 7), 0 or 1 where a boolean is wanted;
 //   - a whole decimal for an integer field ("timeWindow": 10.0);
 //   - null for a field: the field keeps its default, as fastjson keeps it
-//     ("grade": null is QPS).
+//     ("grade": null is QPS); a warning where Jackson's 0 would differ.
 //
 // What neither parser makes sense of stays refused: NaN and Infinity,
 // values of a type that cannot be coerced ("count": "ten", "count": true),
@@ -452,11 +452,15 @@ func (w *walker) value(v *hujson.Value, s *schema, path, def string) (drop bool)
 		if def == "" {
 			return false // an array item
 		}
-		msg := "is null; the field keeps its default " + def + ", as fastjson reads it"
-		if def == "null" {
-			msg = "is null; read as absent, as fastjson reads it"
+		// null is the field left unset, as dashboards export it: fastjson
+		// keeps the default. Jackson sets a Java primitive to 0 instead,
+		// which differs only where the default is not 0: say so there.
+		switch s.shape {
+		case shapeInt, shapeFloat, shapeEnum, shapeBool:
+			if def != "0" && def != "false" {
+				w.warn(v.StartOffset, path, "is null; read as its default "+def+", as fastjson reads it (Jackson would read 0)")
+			}
 		}
-		w.warn(v.StartOffset, path, msg)
 		return true
 	}
 	switch s.shape {
