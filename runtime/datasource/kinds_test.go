@@ -117,13 +117,13 @@ func TestRealKindsRefuseWithPreciseErrors(t *testing.T) {
 		kind datasource.Kind
 		doc  string
 	}{
-		{datasource.Flow, `[{"resource":"a","count":1},{"resource":"b","count":1},{"resource":"getOrder","count":1,"controlBehavior":7}]`},
+		{datasource.Flow, `[{"resource":"a","count":1},{"resource":"b","count":1},{"resource":"getOrder","count":1,"controlBehavior":-7}]`},
 		{datasource.Flow, `[{"resource":"getOrder","count":-1}]`},
 		{datasource.Flow, `[{"resource":"getOrder","count":1e400}]`},
 		{datasource.Flow, `[{"resource":"","count":1}]`},
 		{datasource.Degrade, `[{"resource":"getOrder","grade":9,"count":1,"timeWindow":1}]`},
 		{datasource.System, `[{"qps":"lots"}]`},
-		{datasource.Authority, `[{"resource":"getOrder","strategy":4}]`},
+		{datasource.Authority, `[{"resource":"getOrder","strategy":-4}]`},
 		{datasource.ParamFlow, `[{"resource":"getOrder","count":1}]`},
 	}
 	for _, tt := range tests {

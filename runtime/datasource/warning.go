@@ -38,14 +38,6 @@ func (w Warning) problem() Problem {
 		Resource: w.Resource, Field: w.Field, Severity: SeverityWarning, Message: w.Message}
 }
 
-// Warnings prints one warning a line.
-func formatWarnings(ws []Warning) string {
-	lines := make([]string, len(ws))
-	for i, w := range ws {
-		lines[i] = w.String()
-	}
-	return strings.Join(lines, "\n")
-}
 
 // ruleWarning turns a rule package's finding (same shape as a refusal:
 // index, resource, field, reason) into a Warning of document name.

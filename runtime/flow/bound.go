@@ -53,6 +53,13 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 	if cluster == nil && rule.ClusterMode && (rule.ClusterConfig == nil || !rule.ClusterConfig.FallbackToLocalWhenFail) {
 		return boundRule{}, false
 	}
+	// Java's selectNodeByRequesterAndStrategy finds no node for an unknown
+	// strategy, nor for Relate or Chain without a refResource (a thread
+	// rule: Java validates refResource for QPS rules only), and passes the
+	// call: such a rule is not bound.
+	if rule.Strategy > Chain || rule.Strategy < Direct || (rule.Strategy != Direct && rule.RefResource == "") {
+		return boundRule{}, false
+	}
 	br := boundRule{
 		rule:     rule,
 		grade:    rule.Grade,
@@ -76,7 +83,9 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		r.ClusterNode().ReserveOrigin(br.origin)
 	}
 	switch {
-	case rule.Grade == GradeThread || rule.ControlBehavior == Reject:
+	// An unknown behavior is Java's DefaultController (generateRater's
+	// default), as Reject.
+	case rule.Grade == GradeThread || rule.ControlBehavior == Reject || rule.ControlBehavior > WarmUpThrottling:
 		br.kind = kindNode
 		// A cluster rule's local check is Java's passLocalCheck on the
 		// node, with or without a ClusterChecker: a gate's reservation
@@ -90,7 +99,7 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		br.kind = kindWarmUp
 	case rule.ControlBehavior == Throttling:
 		br.kind = kindThrottle
-	default:
+	case rule.ControlBehavior == WarmUpThrottling:
 		br.kind = kindWarmUpThrottle
 	}
 	if rule.Strategy == Relate {

@@ -31,8 +31,8 @@ func (g *Grade) UnmarshalJSON(data []byte) error {
 
 // ControlBehavior is how a QPS rule admits a value's calls (Java's
 // RuleConstant.CONTROL_BEHAVIOR_*). Hot-parameter rules know two: the
-// token bucket (0) and throttling (2). Warm-up (1, 3) is decoded so that
-// validation can say it is refused.
+// token bucket (0) and throttling (2). Any other code loads as the token
+// bucket, as in Java (LintRules warns about it).
 type ControlBehavior int
 
 const (
@@ -45,7 +45,7 @@ var behaviorEnum = ruleutil.Enum{Type: "ControlBehavior", Names: map[int][]strin
 	1: {"warm up", "CONTROL_BEHAVIOR_WARM_UP"},
 	2: {"rate limiter", "throttling", "CONTROL_BEHAVIOR_RATE_LIMITER"},
 	3: {"warm up rate limiter", "CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER"},
-}}
+}, Open: true}
 
 func (b ControlBehavior) String() string { return behaviorEnum.String(int(b)) }
 

@@ -58,8 +58,7 @@ func TestValidation(t *testing.T) {
 		{"NaN count", with(func(r *paramflow.Rule) { r.Count = math.NaN() }), "count"},
 		{"infinite count", with(func(r *paramflow.Rule) { r.Count = math.Inf(1) }), "count"},
 		{"grade 2", with(func(r *paramflow.Rule) { r.Grade = 2 }), "grade"},
-		{"warm-up behavior", with(func(r *paramflow.Rule) { r.ControlBehavior = 1 }), "controlBehavior"},
-		{"unknown behavior", with(func(r *paramflow.Rule) { r.ControlBehavior = 7 }), "controlBehavior"},
+		{"negative behavior", with(func(r *paramflow.Rule) { r.ControlBehavior = -1 }), "controlBehavior"},
 		{"item int that does not parse", with(func(r *paramflow.Rule) {
 			r.ParamFlowItemList = []paramflow.Item{{Object: "1", ClassType: "int", Count: 1}, {Object: "x1", ClassType: "int", Count: 1}}
 		}), "paramFlowItemList[1]"},

@@ -17,10 +17,10 @@ import (
 // count >= 0, a known grade, paramIdx set, burstCount >= 0,
 // maxQueueingTimeMs >= 0, durationInSec > 0, a valid cluster config in
 // cluster mode, a compilable regex that is neither cluster mode nor
-// throttling), plus: NaN or infinite counts, warm-up control behaviors
-// (Java silently uses the token bucket for them), and items that Java
-// would skip with a warning (no object, no count, a negative count, an
-// object that does not parse as its classType).
+// throttling), plus: NaN or infinite counts, and items that Java would
+// skip with a warning (no object, no count, a negative count, an object
+// that does not parse as its classType). A controlBehavior other than 0
+// and 2 loads, as in Java, with the token bucket (see LintRules).
 func ValidateRules(rules []Rule) error {
 	var errs runtime.RuleErrors
 	for i := range rules {
@@ -56,12 +56,8 @@ func validate(r *Rule) []*runtime.RuleError {
 	if r.ParamIdx == nil {
 		bad("paramIdx", "is missing: it is required (the index of the limited argument; negative counts from the end)")
 	}
-	switch r.ControlBehavior {
-	case BehaviorDefault, BehaviorRateLimiter:
-	case 1, 3:
-		bad("controlBehavior", "%d (warm-up) is not supported by hot-parameter rules: use 0 (token bucket) or 2 (throttling)", int(r.ControlBehavior))
-	default:
-		bad("controlBehavior", "%d is not one of 0 (token bucket), 2 (throttling)", int(r.ControlBehavior))
+	if r.ControlBehavior < 0 {
+		bad("controlBehavior", "%d is negative; want 0 (token bucket) or 2 (throttling)", int(r.ControlBehavior))
 	}
 	if r.BurstCount < 0 {
 		bad("burstCount", "%d is negative", r.BurstCount)
@@ -172,4 +168,25 @@ func itemKeys(it Item) ([]key, error) {
 		return []key{intKey(int64(r)), stringKey(s[:size])}, nil
 	}
 	return []key{stringKey(s)}, nil
+}
+
+// LintRules reports the rules that Java's ParamFlowRuleUtil.isValidRule
+// accepts, and so that load, but that probably do not do what their author
+// meant: a controlBehavior other than 0 (token bucket) and 2 (throttling),
+// such as 1 (warm-up), which Java's ParamFlowChecker runs as the token
+// bucket. The result has the shape of a refusal; nothing in it refuses.
+func LintRules(rules []Rule) runtime.RuleErrors {
+	var out runtime.RuleErrors
+	for i := range rules {
+		r := &rules[i]
+		if r.ControlBehavior > 0 && r.ControlBehavior != BehaviorRateLimiter && !r.Regex {
+			what := "is not 0 (token bucket) or 2 (throttling)"
+			if r.ControlBehavior == 1 || r.ControlBehavior == 3 {
+				what = "(warm-up) has no hot-parameter implementation"
+			}
+			out = append(out, &runtime.RuleError{Index: i, Resource: r.Resource, Field: "controlBehavior",
+				Reason: fmt.Sprintf("%d %s; Java loads the rule and limits with the token bucket, as 0 does", int(r.ControlBehavior), what)})
+		}
+	}
+	return out
 }
