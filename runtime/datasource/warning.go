@@ -2,7 +2,6 @@ package datasource
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
