@@ -471,7 +471,7 @@ func (w *walker) value(v *hujson.Value, s *schema, path, def string) (drop bool)
 	case shapeString:
 		if lit.Kind() != '"' && !s.native {
 			v.Value = hujson.String(string(lit))
-			w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a string; read as %q, as fastjson and Jackson read it", lit, string(lit)))
+			w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a string; read as %q, as fastjson and Jackson read it", string(lit), string(lit)))
 		}
 	case shapeObject:
 		w.refuse(v, path, s, kindName(lit.Kind()))
@@ -517,7 +517,7 @@ func (w *walker) number(v *hujson.Value, lit hujson.Literal, s *schema, path str
 	switch {
 	case quoted:
 		v.Value = hujson.Literal(out)
-		w.warn(v.StartOffset, path, fmt.Sprintf("%s is a quoted number; read as %s%s, as fastjson and Jackson read it", lit, out, whole))
+		w.warn(v.StartOffset, path, fmt.Sprintf("%s is a quoted number; read as %s%s, as fastjson and Jackson read it", string(lit), out, whole))
 	case whole != "":
 		v.Value = hujson.Literal(out)
 		w.warn(v.StartOffset, path, fmt.Sprintf("%s is a whole number written as a decimal; read as %s, as fastjson and Jackson read it", text, out))
@@ -549,7 +549,7 @@ func (w *walker) boolean(v *hujson.Value, lit hujson.Literal, path string) {
 		}
 	}
 	v.Value = hujson.Bool(b)
-	w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a boolean; read as %t, as fastjson reads it", lit, b))
+	w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a boolean; read as %t, as fastjson reads it", string(lit), b))
 }
 
 func (w *walker) warn(off int, path, msg string) {
