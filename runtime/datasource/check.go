@@ -286,6 +286,12 @@ func DetectKind(name string, data []byte) (Kind, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Comments and trailing text read as when loading.
+	jt, err := readJava(name, text, docSchema{})
+	if err != nil {
+		return nil, err
+	}
+	text = jt.std
 	if trimmed := bytes.TrimSpace(text); trimmed[0] == '{' {
 		if k := builtin["combined"]; k != nil {
 			return k, nil
