@@ -37,7 +37,6 @@ func (w Warning) problem() Problem {
 		Resource: w.Resource, Field: w.Field, Severity: SeverityWarning, Message: w.Message}
 }
 
-
 // ruleWarning turns a rule package's finding (same shape as a refusal:
 // index, resource, field, reason) into a Warning of document name.
 func ruleWarning(name string, e *runtime.RuleError) Warning {
