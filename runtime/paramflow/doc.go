@@ -29,7 +29,9 @@
 // from NewRule. LoadRules validates as Java's ParamFlowRuleUtil.isValidRule
 // and more (see ValidateRules), and refuses the whole set, naming the
 // index, field and reason of each invalid rule; Java skips invalid rules
-// and items with a warning.
+// and items with a warning. A controlBehavior other than 0 and 2 (warm-up,
+// 1 or 3, which hot-parameter rules do not implement) loads as the token
+// bucket, as Java's ParamFlowChecker runs it; LintRules warns.
 //
 // # Semantics reproduced from Java
 //
