@@ -41,11 +41,21 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	if plainJSON(text) {
+		if set, err := c.decode(name, text, &javaText{std: text}); err == nil {
+			return set, nil
+		}
+	}
 	jt, err := readJava(name, text, c.docSchema())
 	if err != nil {
 		return nil, err
 	}
-	data = jt.std
+	return c.decode(name, text, jt)
+}
+
+// decode decodes the sections of jt.std, text being the document as given.
+func (c *combinedKind) decode(name string, text []byte, jt *javaText) (RuleSet, error) {
+	data := jt.std
 	var sections map[string]json.RawMessage
 	if err := json.Unmarshal(data, &sections); err != nil {
 		var te *json.UnmarshalTypeError
@@ -68,7 +78,7 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 			errs = append(errs, &Error{Name: name, Err: errors.New(msg)})
 		}
 	}
-	set := &combinedSet{name: name, warns: jt.warns}
+	set := &combinedSet{name: name, warns: jt.warns, more: jt.more}
 	failed := len(errs) > 0
 	perKind := make([]error, len(c.kinds))
 	for i, k := range c.kinds { // in the kinds' order, so errors come out stably
@@ -166,9 +176,15 @@ func (s sectioned) mark(err error) error {
 func (s sectioned) Validate() error { return s.mark(s.RuleSet.Validate()) }
 func (s sectioned) Load() error     { return s.mark(s.RuleSet.Load()) }
 
-func (s sectioned) Warnings() []Warning { return capWarnings("", s.warnings()) }
+func (s sectioned) Warnings() []Warning {
+	ws, more := s.warnings()
+	return capWarnings("", ws, more)
+}
 
-func (s sectioned) warnings() []Warning { return s.markWarnings(s.RuleSet.warnings()) }
+func (s sectioned) warnings() ([]Warning, int) {
+	ws, more := s.RuleSet.warnings()
+	return s.markWarnings(ws), more
+}
 
 func (s sectioned) skipInvalid() []Warning { return s.markWarnings(s.RuleSet.skipInvalid()) }
 
@@ -208,18 +224,23 @@ type combinedSet struct {
 	name    string
 	parts   []part
 	warns   []Warning // from reading the document
+	more    int       // warnings from reading it past MaxWarnings, counted only
 	skipped []Warning
 }
 
-func (s *combinedSet) Warnings() []Warning { return capWarnings(s.name, s.warnings()) }
+func (s *combinedSet) Warnings() []Warning {
+	ws, more := s.warnings()
+	return capWarnings(s.name, ws, more)
+}
 
-func (s *combinedSet) warnings() []Warning {
-	out := append([]Warning(nil), s.warns...)
+func (s *combinedSet) warnings() ([]Warning, int) {
+	out, more := append([]Warning(nil), s.warns...), s.more
 	for _, p := range s.parts {
-		out = append(out, p.set.warnings()...)
+		ws, m := p.set.warnings()
+		out, more = append(out, ws...), more+m
 	}
 	sortWarnings(out)
-	return out
+	return out, more
 }
 
 func (s *combinedSet) skipInvalid() []Warning {

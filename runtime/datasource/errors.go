@@ -1,6 +1,7 @@
 package datasource
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -76,7 +77,6 @@ var (
 // position returns the 1-based line and column of byte offset off in data.
 func position(data []byte, off int) (line, col int) {
 	off = max(0, min(off, len(data)))
-	line = 1 + strings.Count(string(data[:off]), "\n")
-	lineStart := strings.LastIndexByte(string(data[:off]), '\n') + 1
-	return line, off - lineStart + 1
+	line = 1 + bytes.Count(data[:off], []byte{'\n'})
+	return line, off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
 }

@@ -41,8 +41,9 @@ type RuleSet interface {
 	// Java loads but that do not do what they seem to), in document order.
 	Warnings() []Warning
 
-	// warnings is Warnings before the cap.
-	warnings() []Warning
+	// warnings is Warnings before the cap, and how many more were only
+	// counted.
+	warnings() ([]Warning, int)
 	// skipInvalid leaves out the rules Validate refuses (Java's policy)
 	// and returns a warning for each.
 	skipInvalid() []Warning
@@ -96,6 +97,12 @@ func (k *ruleKind[R]) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	if plainJSON(data) {
+		if rs := k.strict(name, data); rs != nil {
+			rs.text = data
+			return rs, nil
+		}
+	}
 	jt, err := readJava(name, data, k.docSchema())
 	if err != nil {
 		return nil, err
@@ -104,7 +111,7 @@ func (k *ruleKind[R]) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs.warns, rs.text, rs.offs = jt.warns, data, jt.offs[""]
+	rs.warns, rs.more, rs.text, rs.offs = jt.warns, jt.more, data, jt.offs[""]
 	return rs, nil
 }
 
@@ -118,23 +125,8 @@ func (k *ruleKind[R]) decodeStd(name string, data []byte, walkErrs runtime.RuleE
 		}
 		return k.decodeElems(name, elems, walkErrs)
 	}
-	// Fast path: one pass of encoding/json over the whole array. Pointers
-	// tell a null element from a rule (a null would otherwise decode as a
-	// zero rule, skipping Java's defaults).
-	var ptrs []*R
-	if err := json.Unmarshal(data, &ptrs); err == nil && ptrs != nil {
-		rules := make([]R, len(ptrs))
-		ok := true
-		for i, p := range ptrs {
-			if p == nil {
-				ok = false
-				break
-			}
-			rules[i] = *p
-		}
-		if ok {
-			return &ruleSet[R]{kind: k, name: name, rules: rules, data: data}, nil
-		}
+	if rs := k.strict(name, data); rs != nil {
+		return rs, nil
 	}
 	// Slow path, only for documents that are refused: element by element,
 	// to say which rule and which field is wrong.
@@ -143,6 +135,25 @@ func (k *ruleKind[R]) decodeStd(name string, data []byte, walkErrs runtime.RuleE
 		return nil, err
 	}
 	return k.decodeElems(name, elems, nil)
+}
+
+// strict is the fast path: one pass of encoding/json over the whole
+// array; nil when anything in it needs a closer look. Pointers tell a null
+// element from a rule (a null would otherwise decode as a zero rule,
+// skipping Java's defaults).
+func (k *ruleKind[R]) strict(name string, data []byte) *ruleSet[R] {
+	var ptrs []*R
+	if err := json.Unmarshal(data, &ptrs); err != nil || ptrs == nil {
+		return nil
+	}
+	rules := make([]R, len(ptrs))
+	for i, p := range ptrs {
+		if p == nil {
+			return nil
+		}
+		rules[i] = *p
+	}
+	return &ruleSet[R]{kind: k, name: name, rules: rules, data: data}
 }
 
 // decodeElems decodes each rule of an array already split into elements;
@@ -190,17 +201,23 @@ type ruleSet[R any] struct {
 	elems []json.RawMessage // nil until split
 
 	warns   []Warning // from reading the document
+	more    int       // warnings from reading it past MaxWarnings, counted only
 	skipped []Warning // rules left out by skipInvalid
 	text    []byte    // the document as given, for positions
-	offs    []int     // where each rule starts in text
+	section string    // the key of this kind in a combined text; "" otherwise
+	offs    []int     // where each rule starts in text; nil until needed
+	lines   lineIndex
 	index   []int     // each rule's index in the document; nil: the identity
 }
 
 func (s *ruleSet[R]) Len() int { return len(s.rules) }
 
-func (s *ruleSet[R]) Warnings() []Warning { return capWarnings(s.name, s.warnings()) }
+func (s *ruleSet[R]) Warnings() []Warning {
+	ws, more := s.warnings()
+	return capWarnings(s.name, ws, more)
+}
 
-func (s *ruleSet[R]) warnings() []Warning {
+func (s *ruleSet[R]) warnings() ([]Warning, int) {
 	out := append([]Warning(nil), s.warns...)
 	out = append(out, s.skipped...)
 	if s.kind.lint != nil {
@@ -213,7 +230,7 @@ func (s *ruleSet[R]) warnings() []Warning {
 		}
 	}
 	sortWarnings(out)
-	return out
+	return out, s.more
 }
 
 // docIndex is rule i's index in the document.
@@ -226,10 +243,13 @@ func (s *ruleSet[R]) docIndex(i int) int {
 
 // at is where the document's rule i starts.
 func (s *ruleSet[R]) at(i int) (line, col int) {
+	if s.offs == nil && s.text != nil {
+		s.offs = ruleOffsets(s.text)[s.section] // a plain document was not walked
+	}
 	if i < 0 || i >= len(s.offs) {
 		return 0, 0
 	}
-	return position(s.text, s.offs[i])
+	return s.lines.position(s.text, s.offs[i])
 }
 
 func (s *ruleSet[R]) skipInvalid() []Warning {
@@ -310,6 +330,6 @@ func (k *ruleKind[R]) section(name string, data []byte, jt *javaText, key string
 	if err != nil {
 		return nil, err
 	}
-	rs.text, rs.offs = text, jt.offs[key]
+	rs.text, rs.section, rs.offs = text, key, jt.offs[key]
 	return rs, nil
 }

@@ -145,26 +145,38 @@ func buildSchema(t reflect.Type, seen map[reflect.Type]*schema) *schema {
 }
 
 // field finds a member's schema as encoding/json finds its field: the
-// exact name, else the same name in another case.
-func (s *schema) field(name string) (*schema, string) {
-	if f, ok := s.fields[name]; ok {
-		return f, name
-	}
-	lower := strings.ToLower(name)
-	if f, ok := s.folded[lower]; ok {
+// exact name, else the same name in another case. It allocates nothing.
+func (s *schema) field(name []byte) (*schema, string) {
+	if f, ok := s.fields[string(name)]; ok {
 		for n := range s.fields {
-			if strings.ToLower(n) == lower {
+			if n == string(name) {
 				return f, n
 			}
+		}
+	}
+	for n, f := range s.fields {
+		if bytes.EqualFold([]byte(n), name) {
+			return f, n
 		}
 	}
 	return nil, ""
 }
 
+// memberName is an object member's name, unquoted; without escapes (the
+// usual case) it is the document's own bytes.
+func memberName(m *hujson.ObjectMember) []byte {
+	lit := m.Name.Value.(hujson.Literal)
+	if len(lit) >= 2 && bytes.IndexByte(lit, '\\') < 0 {
+		return lit[1 : len(lit)-1]
+	}
+	return []byte(lit.String())
+}
+
 // javaText is a document as Java's parsers read it.
 type javaText struct {
 	std   []byte                        // standard JSON, ready for encoding/json
-	warns []Warning                     // every liberty taken, in document order
+	warns []Warning                     // the liberties taken, in document order, up to MaxWarnings
+	more  int                           // liberties past MaxWarnings, counted only
 	errs  map[string]runtime.RuleErrors // values nothing can coerce, per section
 	offs  map[string][]int              // where each rule starts, per section
 }
@@ -182,8 +194,10 @@ type docSchema struct {
 // standard JSON. A syntax error is an *Error with the line and column of
 // the original text.
 func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
-	// hujson aliases and Standardize overwrites its input: work on a copy.
-	buf := bytes.Clone(data)
+	// hujson aliases and Standardize overwrites its input: work on a copy,
+	// ended by a newline, which a last line comment needs in hujson's
+	// grammar (fastjson ends it at the end of the text too).
+	buf := append(bytes.Clone(data), '\n')
 	root, err := hujson.Parse(buf)
 	out := &javaText{}
 	if err != nil {
@@ -204,7 +218,7 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 	}
 	if !root.IsStandard() {
 		before := len(out.warns)
-		out.warns = append(out.warns, nonStandard(name, data[:len(buf)], &root)...)
+		out.warns = append(out.warns, nonStandard(name, data[:min(len(buf), len(data))], &root)...)
 		// Document order: the trailing-text warning comes last.
 		if before == 1 {
 			out.warns = append(out.warns[1:], out.warns[0])
@@ -218,20 +232,57 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 		if obj, ok := root.Value.(*hujson.Object); ok {
 			for i := range obj.Members {
 				m := &obj.Members[i]
-				key := m.Name.Value.(hujson.Literal).String()
-				if s, ok := doc.sections[key]; ok {
-					w.rules(key, &m.Value, s)
+				if s, ok := doc.sections[string(memberName(m))]; ok {
+					w.rules(string(memberName(m)), &m.Value, s)
 				}
 			}
 		}
 	}
 	warns := append(out.warns, w.warns...)
 	sortWarnings(warns)
-	out.warns, out.errs, out.offs = warns, w.errs, w.offs
-	// Standardize again: a dropped last member must leave no trailing comma.
-	root.Standardize()
-	out.std = root.Pack()
+	out.warns, out.more, out.errs, out.offs = warns, w.more, w.errs, w.offs
+	switch {
+	case !w.changed && len(out.warns) == 0:
+		out.std = data // plain JSON, as written: no copy
+	default:
+		if w.dropped {
+			root.Standardize() // a dropped last member must leave no trailing comma
+		}
+		out.std = root.Pack()
+	}
 	return out, nil
+}
+
+// plainJSON reports whether data is standard JSON in which nothing asks
+// for readJava: no comments, trailing commas or trailing text, no quoted
+// number or null after a colon, no member named "rule" or "paramItem".
+// What else readJava coerces (a whole decimal for an integer, a quoted
+// boolean, a number for a string) fails encoding/json, which then falls
+// back to readJava. A false "no" costs only the slower path.
+func plainJSON(data []byte) bool {
+	if !json.Valid(data) || bytes.Contains(data, []byte(`"rule"`)) || bytes.Contains(data, []byte(`"paramItem"`)) {
+		return false
+	}
+	for i := bytes.IndexByte(data, ':'); i >= 0; {
+		j := i + 1
+		for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+			j++
+		}
+		if j < len(data) {
+			switch c := data[j]; {
+			case c == 'n':
+				return false
+			case c == '"' && j+1 < len(data) && (data[j+1] == '-' || data[j+1] == '.' || data[j+1] >= '0' && data[j+1] <= '9'):
+				return false
+			}
+		}
+		next := bytes.IndexByte(data[j:], ':')
+		if next < 0 {
+			break
+		}
+		i = j + next
+	}
+	return true
 }
 
 // nonStandard warns once for comments and once for trailing commas, at the
@@ -349,10 +400,29 @@ type walker struct {
 	errs  map[string]runtime.RuleErrors
 	offs  map[string][]int
 
+	lines   lineIndex
+	more    int  // warnings past MaxWarnings, counted only
+	changed bool // a value was rewritten
+	dropped bool // a member was dropped
+
 	// the rule being walked
-	section  string
-	index    int
-	resource string
+	section string
+	index   int
+	obj     *hujson.Object
+}
+
+// resource is the walked rule's resource, for messages.
+func (w *walker) resource() string {
+	if w.obj == nil {
+		return ""
+	}
+	for i := range w.obj.Members {
+		m := &w.obj.Members[i]
+		if lit, ok := m.Value.Value.(hujson.Literal); ok && string(memberName(m)) == "resource" && lit.Kind() == '"' {
+			return lit.String()
+		}
+	}
+	return ""
 }
 
 // rules walks an array of rules (section "" for a single kind).
@@ -369,12 +439,7 @@ func (w *walker) rules(section string, v *hujson.Value, rule *schema) {
 		if !ok {
 			continue
 		}
-		w.section, w.index, w.resource = section, i, ""
-		for _, m := range obj.Members {
-			if lit, ok := m.Value.Value.(hujson.Literal); ok && m.Name.Value.(hujson.Literal).String() == "resource" && lit.Kind() == '"' {
-				w.resource = lit.String()
-			}
-		}
+		w.section, w.index, w.obj = section, i, obj
 		w.shapes(el, obj, rule)
 		w.object(obj, rule, "")
 	}
@@ -383,19 +448,25 @@ func (w *walker) rules(section string, v *hujson.Value, rule *schema) {
 
 // shapes warns on rule shapes that Java silently loads as no rule at all.
 func (w *walker) shapes(el *hujson.Value, obj *hujson.Object, rule *schema) {
-	has := func(key string, kind hujson.Kind) bool {
-		for _, m := range obj.Members {
-			if m.Name.Value.(hujson.Literal).String() == key && (kind == 0 || m.Value.Value.Kind() == kind) {
-				return true
-			}
+	var wrapped, resource, paramItem bool
+	for i := range obj.Members {
+		switch string(memberName(&obj.Members[i])) {
+		case "rule":
+			wrapped = obj.Members[i].Value.Value.Kind() == '{'
+		case "resource":
+			resource = true
+		case "paramItem":
+			paramItem = true
 		}
-		return false
 	}
-	if f, _ := rule.field("rule"); f == nil && has("rule", '{') && !has("resource", 0) {
+	if !wrapped && !paramItem {
+		return
+	}
+	if f, _ := rule.field([]byte("rule")); f == nil && wrapped && !resource {
 		w.warn(el.StartOffset, "", `is wrapped in {"app": ..., "rule": {...}}, the Sentinel dashboard's rule entity; Java reads no resource from it and loads no rule: put the inner "rule" object in the array instead`)
 	}
-	if f, _ := rule.field("paramItem"); f == nil && has("paramItem", 0) {
-		if p, _ := rule.field("paramIdx"); p != nil {
+	if f, _ := rule.field([]byte("paramItem")); f == nil && paramItem {
+		if p, _ := rule.field([]byte("paramIdx")); p != nil {
 			w.warn(el.StartOffset, "paramItem", "belongs to a gateway flow rule (GatewayFlowRule, for API gateways), not a hot-parameter rule; Java reads no paramIdx from it and loads no rule: a hot-parameter rule names its argument with paramIdx")
 		}
 	}
@@ -404,11 +475,16 @@ func (w *walker) shapes(el *hujson.Value, obj *hujson.Object, rule *schema) {
 func (w *walker) object(obj *hujson.Object, s *schema, path string) {
 	kept := obj.Members[:0]
 	for _, m := range obj.Members {
-		key := m.Name.Value.(hujson.Literal).String()
-		fs, name := s.field(key)
-		if fs == nil || !w.value(&m.Value, fs, path+name, s.defs[name]) {
+		fs, name := s.field(memberName(&m))
+		if fs == nil || fs.shape == shapeAny {
 			kept = append(kept, m)
+			continue
 		}
+		if w.value(&m.Value, fs, path+name, s.defs[name]) {
+			w.dropped = true
+			continue
+		}
+		kept = append(kept, m)
 	}
 	// Members dropped (nulls) leave no dangling comma: Pack writes the
 	// separators itself.
@@ -471,6 +547,7 @@ func (w *walker) value(v *hujson.Value, s *schema, path, def string) (drop bool)
 	case shapeString:
 		if lit.Kind() != '"' && !s.native {
 			v.Value = hujson.String(string(lit))
+			w.changed = true
 			w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a string; read as %q, as fastjson and Jackson read it", string(lit), string(lit)))
 		}
 	case shapeObject:
@@ -508,6 +585,7 @@ func (w *walker) number(v *hujson.Value, lit hujson.Literal, s *schema, path str
 		if err != nil || f != math.Trunc(f) || math.Abs(f) >= 1<<63 {
 			if quoted {
 				v.Value = hujson.Literal(text) // its decoder says why it is refused
+				w.changed = true
 			}
 			return
 		}
@@ -517,9 +595,11 @@ func (w *walker) number(v *hujson.Value, lit hujson.Literal, s *schema, path str
 	switch {
 	case quoted:
 		v.Value = hujson.Literal(out)
+		w.changed = true
 		w.warn(v.StartOffset, path, fmt.Sprintf("%s is a quoted number; read as %s%s, as fastjson and Jackson read it", string(lit), out, whole))
 	case whole != "":
 		v.Value = hujson.Literal(out)
+		w.changed = true
 		w.warn(v.StartOffset, path, fmt.Sprintf("%s is a whole number written as a decimal; read as %s, as fastjson and Jackson read it", text, out))
 	}
 }
@@ -549,13 +629,18 @@ func (w *walker) boolean(v *hujson.Value, lit hujson.Literal, path string) {
 		}
 	}
 	v.Value = hujson.Bool(b)
+	w.changed = true
 	w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a boolean; read as %t, as fastjson reads it", string(lit), b))
 }
 
 func (w *walker) warn(off int, path, msg string) {
-	line, col := position(w.data, off)
+	if len(w.warns) >= MaxWarnings {
+		w.more++ // bounded: a warning per value of a 4 MiB file is not kept
+		return
+	}
+	line, col := w.lines.position(w.data, off)
 	w.warns = append(w.warns, Warning{Name: w.name, Line: line, Column: col, Section: w.section,
-		Rule: w.index, Resource: w.resource, Field: path, Message: msg})
+		Rule: w.index, Resource: w.resource(), Field: path, Message: msg})
 }
 
 // refuse records a value no Java parser coerces to the field's type.
@@ -564,7 +649,7 @@ func (w *walker) refuse(v *hujson.Value, path string, s *schema, found string) {
 	if len(shown) > 40 {
 		shown = truncate(shown, 37) + "..."
 	}
-	w.errs[w.section] = append(w.errs[w.section], &runtime.RuleError{Index: w.index, Resource: w.resource, Field: path,
+	w.errs[w.section] = append(w.errs[w.section], &runtime.RuleError{Index: w.index, Resource: w.resource(), Field: path,
 		Reason: fmt.Sprintf("%s is %s, want %s", shown, found, s.want())})
 }
 
@@ -603,6 +688,25 @@ var jsonNumber = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-
 
 func isJSONNumber(s string) bool { return len(s) <= 64 && jsonNumber.MatchString(s) }
 
+// lineIndex finds the line and column of an offset in O(log lines), built
+// on first use: a document may warn about every one of its values.
+type lineIndex []int
+
+func (li *lineIndex) position(data []byte, off int) (line, col int) {
+	if *li == nil {
+		starts := []int{0}
+		for i, c := range data {
+			if c == '\n' {
+				starts = append(starts, i+1)
+			}
+		}
+		*li = starts
+	}
+	off = max(0, min(off, len(data)))
+	l := sort.SearchInts(*li, off+1) - 1
+	return l + 1, off - (*li)[l] + 1
+}
+
 // sortWarnings puts warnings in document order (stable for equal places).
 func sortWarnings(ws []Warning) {
 	sort.SliceStable(ws, func(i, j int) bool {
@@ -618,13 +722,15 @@ func sortWarnings(ws []Warning) {
 // rules costs a bounded report.
 const MaxWarnings = 100
 
-// capWarnings keeps the first MaxWarnings and says how many more there were.
-func capWarnings(name string, ws []Warning) []Warning {
-	if len(ws) <= MaxWarnings {
+// capWarnings keeps the first MaxWarnings and says how many more there
+// were, counting more that were never kept.
+func capWarnings(name string, ws []Warning, more int) []Warning {
+	if len(ws) > MaxWarnings {
+		more += len(ws) - MaxWarnings
+		ws = ws[:MaxWarnings:MaxWarnings]
+	}
+	if more == 0 {
 		return ws
 	}
-	more := len(ws) - MaxWarnings
-	ws = append(ws[:MaxWarnings:MaxWarnings], Warning{Name: name, Rule: -1,
-		Message: fmt.Sprintf("and %d more warnings", more)})
-	return ws
+	return append(ws, Warning{Name: name, Rule: -1, Message: fmt.Sprintf("and %d more warnings", more)})
 }

@@ -225,3 +225,45 @@ func TestWarningsAreBounded(t *testing.T) {
 	require.Len(t, rep.Warnings, datasource.MaxWarnings+1)
 	assert.Equal(t, "f: warning: and 400 more warnings", rep.Warnings[datasource.MaxWarnings].String())
 }
+
+// Plain JSON skips the hujson pass; the result must be the same as
+// through it.
+func TestPlainAndJavaPathsAgree(t *testing.T) {
+	for _, doc := range []string{
+		`[{"resource":"a","count":5,"grade":"QPS"}]`,
+		`[{"resource":"a:\"1","count":5}]`,
+		`[{"resource":"a","count":5}] `,
+		"[{\"resource\":\"a\",\"count\":5}] // trailing",
+		`[{"resource":"a","count":"5"}]`,
+	} {
+		clearAll(t)
+		_, err := datasource.Load("f", []byte(doc), datasource.Flow)
+		require.NoError(t, err, doc)
+		got := flow.Rules()
+		require.Len(t, got, 1, doc)
+		assert.Equal(t, 5.0, got[0].Count, doc)
+		assert.Equal(t, flow.GradeQPS, got[0].Grade, doc)
+	}
+}
+
+func TestLineIndexAgreesWithPosition(t *testing.T) {
+	clearAll(t)
+	// Lint warnings of many rules, located through the line index.
+	var b strings.Builder
+	b.WriteString("[\n")
+	for i := range 300 {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.WriteString(`  {"resource":"a","count":1,"controlBehavior":8}`)
+	}
+	b.WriteString("\n]")
+	rep, err := datasource.LoadReport("f", []byte(b.String()), datasource.Flow)
+	require.NoError(t, err)
+	require.Len(t, rep.Warnings, datasource.MaxWarnings+1)
+	for i, w := range rep.Warnings[:datasource.MaxWarnings] {
+		assert.Equal(t, i+2, w.Line)
+		assert.Equal(t, 3, w.Column)
+	}
+	assert.Equal(t, "and 200 more warnings", rep.Warnings[datasource.MaxWarnings].Message)
+}

@@ -13,7 +13,7 @@ import (
 // it cannot parse (one refused before rules were reached).
 func ruleOffsets(data []byte) map[string][]int {
 	data = bytes.TrimPrefix(data, utf8BOM)
-	buf := bytes.Clone(data)
+	buf := append(bytes.Clone(data), '\n') // as readJava reads it
 	root, err := hujson.Parse(buf)
 	if err != nil {
 		off, msg := hujsonError(data, err)
@@ -49,6 +49,8 @@ func elementOffsets(arr *hujson.Array) []int {
 // locate gives rule problems the line and column where their rule starts.
 func locate(data []byte, problems []Problem) {
 	var offs map[string][]int
+	var lines lineIndex
+	text := bytes.TrimPrefix(data, utf8BOM)
 	for i := range problems {
 		p := &problems[i]
 		if p.Rule < 0 || p.Line > 0 {
@@ -60,7 +62,7 @@ func locate(data []byte, problems []Problem) {
 			}
 		}
 		if list := offs[p.Section]; p.Rule < len(list) {
-			p.Line, p.Column = position(bytes.TrimPrefix(data, utf8BOM), list[p.Rule])
+			p.Line, p.Column = lines.position(text, list[p.Rule])
 		}
 	}
 }
