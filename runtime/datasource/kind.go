@@ -207,7 +207,7 @@ type ruleSet[R any] struct {
 	section string    // the key of this kind in a combined text; "" otherwise
 	offs    []int     // where each rule starts in text; nil until needed
 	lines   lineIndex
-	index   []int     // each rule's index in the document; nil: the identity
+	index   []int // each rule's index in the document; nil: the identity
 }
 
 func (s *ruleSet[R]) Len() int { return len(s.rules) }
