@@ -53,13 +53,6 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 	if cluster == nil && rule.ClusterMode && (rule.ClusterConfig == nil || !rule.ClusterConfig.FallbackToLocalWhenFail) {
 		return boundRule{}, false
 	}
-	// Java's selectNodeByRequesterAndStrategy finds no node for an unknown
-	// strategy, nor for Relate or Chain without a refResource (a thread
-	// rule: Java validates refResource for QPS rules only), and passes the
-	// call: such a rule is not bound.
-	if rule.Strategy > Chain || rule.Strategy < Direct || (rule.Strategy != Direct && rule.RefResource == "") {
-		return boundRule{}, false
-	}
 	br := boundRule{
 		rule:     rule,
 		grade:    rule.Grade,

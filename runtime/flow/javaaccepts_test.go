@@ -42,6 +42,11 @@ func TestRulesJavaAcceptsLoadWithJavaMeaning(t *testing.T) {
 		{"thread Relate rule without refResource passes every call",
 			`{"resource":"r4","grade":0,"count":0,"strategy":1}`, 5, 5,
 			"refResource", "is blank on a thread rule with strategy 1 (Relate)"},
+		// Without a token server, passClusterCheck falls back to
+		// passLocalCheck, which selects no node either.
+		{"unknown strategy on a cluster rule falling back to local passes every call",
+			`{"resource":"r6","grade":1,"count":0,"strategy":4,"clusterMode":true,"clusterConfig":{"flowId":7}}`, 5, 5,
+			"strategy", "4 is not one of 0..2"},
 		{"thread rule with an unknown controlBehavior rejects as every thread rule",
 			`{"resource":"r5","grade":0,"count":0,"controlBehavior":9}`, 3, 0,
 			"controlBehavior", "9 is not one of 0..3; Java ignores it, as every thread rule rejects calls over its count"},
