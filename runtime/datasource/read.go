@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
+	"strings"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 // DefaultMaxSize is the largest rule file read by default: 4 MiB, Java's
@@ -114,4 +118,23 @@ func LoadReport(name string, data []byte, kind Kind, opts ...Option) (Report, er
 		return Report{}, err
 	}
 	return Report{Rules: rs.Len(), Skipped: len(skipped), Warnings: rs.Warnings()}, nil
+}
+
+// LogReport logs a load's outcome once, as every data source does: the
+// rule count at info, and when there are warnings one line at warn that
+// lists them (skipped rules included). source names the source (a file
+// path, an etcd key).
+func LogReport(source, kind string, rep Report) {
+	runtime.Logger().Info("sentinel: rules loaded",
+		slog.String("source", source), slog.String("kind", kind), slog.Int("rules", rep.Rules))
+	if len(rep.Warnings) == 0 {
+		return
+	}
+	lines := make([]string, len(rep.Warnings))
+	for i, w := range rep.Warnings {
+		lines[i] = w.String()
+	}
+	runtime.Logger().Warn("sentinel: rules loaded with warnings",
+		slog.String("source", source), slog.String("kind", kind), slog.Int("skipped", rep.Skipped),
+		slog.String("warnings", strings.Join(lines, "\n")))
 }

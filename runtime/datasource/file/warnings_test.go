@@ -31,7 +31,7 @@ func TestWatchedFileWarnings(t *testing.T) {
 	assert.Equal(t, ws, src.Status().Warnings)
 	ev := <-events
 	assert.Equal(t, ws, ev.Warnings)
-	assert.Equal(t, 1, log.lines("rule file loaded with warnings"))
+	assert.Equal(t, 1, log.lines("rules loaded with warnings"))
 
 	// A clean version clears them; a refused one keeps the last good
 	// version's warnings next to its error.
@@ -41,7 +41,7 @@ func TestWatchedFileWarnings(t *testing.T) {
 	f.write(`[{"resource":"c","count":-1}]`)
 	f.eventuallyRefused(func(error) bool { return true })
 	assert.Empty(t, src.LastWarnings())
-	assert.Equal(t, 1, log.lines("rule file loaded with warnings"), "logged once per version")
+	assert.Equal(t, 1, log.lines("rules loaded with warnings"), "logged once per version")
 }
 
 // file.WithLoadOptions passes a data source option, here Java's policy.

@@ -316,13 +316,7 @@ func (s *Source) record(rep datasource.Report, err error) {
 	s.mu.Unlock()
 
 	if err == nil {
-		runtime.Logger().Info("sentinel: rules loaded",
-			slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.Int("rules", n))
-		if len(rep.Warnings) > 0 {
-			runtime.Logger().Warn("sentinel: rule file loaded with warnings",
-				slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.Int("skipped", rep.Skipped),
-				slog.String("warnings", warningLines(rep.Warnings)))
-		}
+		datasource.LogReport(s.path, s.kind.Name(), rep)
 	} else {
 		runtime.Logger().Warn("sentinel: rule file refused; the rules in force are kept",
 			slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.String("error", summary(err)))
@@ -358,15 +352,6 @@ func summary(err error) string {
 		return err.Error()
 	}
 	return strings.Join(lines[:keep], "\n") + fmt.Sprintf("\n... and %d more", len(lines)-keep)
-}
-
-// warningLines is one warning a line, as `sentinelgen rules check` prints them.
-func warningLines(ws []datasource.Warning) string {
-	lines := make([]string, len(ws))
-	for i, w := range ws {
-		lines[i] = w.String()
-	}
-	return strings.Join(lines, "\n")
 }
 
 // LastWarnings is the warnings of the last version loaded (nil when it
