@@ -43,6 +43,8 @@ func FuzzDecode(f *testing.F) {
 		`[{"app":"x","rule":{"resource":"a"}}]`,
 		`{"flow":[{"resource":"a","count":"1"}],/* c */"degrade":[{"resource":"a","grade":"2"},],}`,
 		`{"flow":[{"resource":"a",},],"degrade":null}`,
+		strings.Repeat("[", 20000),
+		"// [[[[\n[" + strings.Repeat(`{"a":`, 5000),
 	}
 	if files, _ := filepath.Glob("testdata/*.json"); len(files) > 0 {
 		for _, f := range files {

@@ -197,6 +197,11 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 	// hujson aliases and Standardize overwrites its input: work on a copy,
 	// ended by a newline, which a last line comment needs in hujson's
 	// grammar (fastjson ends it at the end of the text too).
+	if off := tooDeep(data); off >= 0 {
+		line, col := position(data, off)
+		return nil, &Error{Name: name, Line: line, Column: col,
+			Err: fmt.Errorf("%w: nested more than %d deep", ErrSyntax, maxDepth)}
+	}
 	buf := append(bytes.Clone(data), '\n')
 	root, err := hujson.Parse(buf)
 	out := &javaText{}
@@ -251,6 +256,34 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 		out.std = root.Pack()
 	}
 	return out, nil
+}
+
+// maxDepth bounds nesting, as encoding/json bounds it: hujson parses
+// recursively, and a file of 4 MiB of '[' must not exhaust the stack.
+const maxDepth = 10000
+
+// tooDeep returns the offset where data nests deeper than maxDepth, or -1.
+// Brackets inside strings do not count; inside comments they may, which
+// only errs on the side of refusing.
+func tooDeep(data []byte) int {
+	depth := 0
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			if depth++; depth > maxDepth {
+				return i
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return -1
 }
 
 // plainJSON reports whether data is standard JSON in which nothing asks

@@ -160,6 +160,8 @@ func TestStrictnessThatProtectsStays(t *testing.T) {
 		{"syntax error after comments points into the original text", datasource.Flow,
 			"// header\n/* two\n lines */\n[{\"resource\": \"a\" \"count\": 1}]",
 			`f:4:19: JSON syntax error: invalid character '"' after object value (expecting ',' or '}')`},
+		{"nesting is bounded", datasource.Flow, strings.Repeat("[", 1<<20), `f:1:10001: JSON syntax error: nested more than 10000 deep`},
+		{"nesting is bounded past strings", datasource.Flow, `["[{\"",` + strings.Repeat("{", 20000), `f:1:10008: JSON syntax error: nested more than 10000 deep`},
 		{"a byte that is not UTF-8 is shown escaped", datasource.Flow, "[{\"resource\": \"caf\xe9\"}]",
 			`f:1:19: invalid UTF-8: byte \xe9 at offset 18, in "ource\": \"caf\xe9\"}]" (save the file as UTF-8)`},
 	}
@@ -169,6 +171,9 @@ func TestStrictnessThatProtectsStays(t *testing.T) {
 			_, err := datasource.Load("f", []byte(tt.doc), tt.kind)
 			require.Error(t, err)
 			assert.Equal(t, tt.want, err.Error())
+			ps := datasource.Check("f", []byte(tt.doc), tt.kind, nil)
+			require.NotEmpty(t, ps)
+			assert.Equal(t, datasource.SeverityError, ps[0].Severity)
 		})
 	}
 }

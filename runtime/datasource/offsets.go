@@ -13,6 +13,9 @@ import (
 // it cannot parse (one refused before rules were reached).
 func ruleOffsets(data []byte) map[string][]int {
 	data = bytes.TrimPrefix(data, utf8BOM)
+	if tooDeep(data) >= 0 {
+		return nil
+	}
 	buf := append(bytes.Clone(data), '\n') // as readJava reads it
 	root, err := hujson.Parse(buf)
 	if err != nil {
