@@ -44,7 +44,7 @@ type Problem struct {
 
 // String formats p as the CLI prints it:
 //
-//	flow.json:14:3: rule 2 (resource "getOrder"): controlBehavior 7 is not one of 0..3
+//	flow.json:14:3: rule 2 (resource "getOrder"): count -1 is negative; it must be >= 0 (0 blocks every call)
 //	flow.json:2:3: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)
 func (p Problem) String() string {
 	var b strings.Builder

@@ -11,7 +11,7 @@ import (
 
 // Error is a refused rule document: which one, where, and why. It prints as
 //
-//	flow.json: rule 2 (resource "getOrder"): controlBehavior 7 is not one of 0..3
+//	flow.json: rule 2 (resource "getOrder"): count -1 is negative; it must be >= 0 (0 blocks every call)
 //	flow.json:3:14: invalid character 'N' looking for beginning of value (NaN and Infinity are not JSON)
 //	rules.json: degrade: rule 0 (resource "getOrder"): timeWindow ...
 //
