@@ -194,14 +194,14 @@ type docSchema struct {
 // standard JSON. A syntax error is an *Error with the line and column of
 // the original text.
 func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
-	// hujson aliases and Standardize overwrites its input: work on a copy,
-	// ended by a newline, which a last line comment needs in hujson's
-	// grammar (fastjson ends it at the end of the text too).
 	if off := tooDeep(data); off >= 0 {
 		line, col := position(data, off)
 		return nil, &Error{Name: name, Line: line, Column: col,
 			Err: fmt.Errorf("%w: nested more than %d deep", ErrSyntax, maxDepth)}
 	}
+	// hujson aliases and Standardize overwrites its input: work on a copy,
+	// ended by a newline, which a last line comment needs in hujson's
+	// grammar (fastjson ends it at the end of the text too).
 	buf := append(bytes.Clone(data), '\n')
 	root, err := hujson.Parse(buf)
 	out := &javaText{}
@@ -222,12 +222,7 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 				snippet(data[off:]))})
 	}
 	if !root.IsStandard() {
-		before := len(out.warns)
 		out.warns = append(out.warns, nonStandard(name, data[:min(len(buf), len(data))], &root)...)
-		// Document order: the trailing-text warning comes last.
-		if before == 1 {
-			out.warns = append(out.warns[1:], out.warns[0])
-		}
 	}
 	w := &walker{name: name, data: data, errs: map[string]runtime.RuleErrors{}, offs: map[string][]int{}}
 	switch {
@@ -247,7 +242,7 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 	sortWarnings(warns)
 	out.warns, out.more, out.errs, out.offs = warns, w.more, w.errs, w.offs
 	switch {
-	case !w.changed && len(out.warns) == 0:
+	case !w.changed && !w.dropped && len(out.warns) == 0:
 		out.std = data // plain JSON, as written: no copy
 	default:
 		if w.dropped {
@@ -543,13 +538,10 @@ func (w *walker) value(v *hujson.Value, s *schema, path, def string) (drop bool)
 			if s.elem.shape == shapeAny {
 				return false
 			}
+			// A null item is never dropped (value reports false for it
+			// without a default): the rule package says what it makes of it.
 			for i := range val.Elements {
-				el := &val.Elements[i]
-				if w.value(el, s.elem, fmt.Sprintf("%s[%d]", path, i), "") {
-					// A null item stays (the rule package says what it
-					// makes of it); only fields are dropped.
-					continue
-				}
+				w.value(&val.Elements[i], s.elem, path+"["+strconv.Itoa(i)+"]", "")
 			}
 			return false
 		}

@@ -240,6 +240,7 @@ func TestPlainAndJavaPathsAgree(t *testing.T) {
 		`[{"resource":"a","count":5}] `,
 		"[{\"resource\":\"a\",\"count\":5}] // trailing",
 		`[{"resource":"a","count":"5"}]`,
+		`[{"resource":"a","count":5,"controlBehavior":null,"strategy":null}]`,
 	} {
 		clearAll(t)
 		_, err := datasource.Load("f", []byte(doc), datasource.Flow)
