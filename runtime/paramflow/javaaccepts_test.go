@@ -47,3 +47,53 @@ func TestRulesJavaRejectsStayRefused(t *testing.T) {
 	}
 	assert.Empty(t, paramflow.LintRules([]paramflow.Rule{paramflow.NewRule("a", 0, 1)}))
 }
+
+// Java's ParamFlowRuleUtil.parseHotItems skips, with a warning, an item
+// whose object does not parse as its classType, or that has no object or
+// a count that is missing or negative; the rule loads and its own count
+// applies to that value. Boolean.parseBoolean reads anything but "true"
+// as false.
+func TestItemsJavaSkipsAreSkippedWithAWarning(t *testing.T) {
+	items := []paramflow.Item{
+		{Object: "x1", ClassType: "int", Count: 1},
+		{Object: "3000000000", ClassType: "int", Count: 1},
+		{Object: "200", ClassType: "byte", Count: 1},
+		{Object: "6", Count: -5},
+		{Object: "", ClassType: "char", Count: 1},
+		{Object: "1.2.3", ClassType: "double", Count: 1},
+		{Object: "yes", ClassType: "boolean", Count: 0},
+		{Object: "7", ClassType: "int", Count: 0},
+	}
+	r := paramflow.NewRule("pf-items", 0, 2)
+	r.ParamFlowItemList = items
+	require.NoError(t, paramflow.ValidateRules([]paramflow.Rule{r}))
+	lint := paramflow.LintRules([]paramflow.Rule{r})
+	require.Len(t, lint, 7)
+	for j, e := range lint[:6] {
+		assert.Equal(t, fmt.Sprintf("paramFlowItemList[%d]", j), e.Field)
+		assert.Contains(t, e.Reason, "Java skips the item, so the rule's count applies to that value")
+	}
+	assert.Equal(t, "paramFlowItemList[6]", lint[6].Field)
+	assert.Contains(t, lint[6].Reason, `object "yes" is not true or false; Java's Boolean.parseBoolean reads it as false`)
+
+	load(t, r)
+	assert.Equal(t, 2, run(5, "pf-items", 6), "a skipped item: the rule's count")
+	assert.Equal(t, 0, run(5, "pf-items", 7), "a parsed item: its own count")
+	assert.Equal(t, 0, run(5, "pf-items", false), `"yes" is Java's false, with count 0`)
+	assert.Equal(t, 2, run(5, "pf-items", true))
+}
+
+// isValidRule accepts any grade >= 0; passSingleValueCheck passes every
+// call of a grade that is neither QPS nor thread.
+func TestUnknownGradePassesEveryCall(t *testing.T) {
+	var r paramflow.Rule
+	require.NoError(t, json.Unmarshal([]byte(`{"resource":"pf-grade","paramIdx":0,"grade":2,"count":0}`), &r))
+	require.NoError(t, paramflow.ValidateRules([]paramflow.Rule{r}))
+	lint := paramflow.LintRules([]paramflow.Rule{r})
+	require.Len(t, lint, 1)
+	assert.Equal(t, "grade", lint[0].Field)
+	assert.Contains(t, lint[0].Reason, "Java loads the rule and it passes every call")
+	load(t, r)
+	assert.Equal(t, 5, run(5, "pf-grade", "v"))
+	assert.Error(t, paramflow.ValidateRules([]paramflow.Rule{{Resource: "a", ParamIdx: paramflow.Index(0), Grade: -1}}))
+}

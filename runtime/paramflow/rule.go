@@ -17,7 +17,7 @@ const (
 	GradeQPS    Grade = 1 // calls of a value per durationInSec; Java's default
 )
 
-var gradeEnum = ruleutil.Enum{Type: "Grade", Names: map[int][]string{0: {"thread", "FLOW_GRADE_THREAD"}, 1: {"QPS", "FLOW_GRADE_QPS"}}}
+var gradeEnum = ruleutil.Enum{Type: "Grade", Names: map[int][]string{0: {"thread", "FLOW_GRADE_THREAD"}, 1: {"QPS", "FLOW_GRADE_QPS"}}, Open: true}
 
 func (g Grade) String() string { return gradeEnum.String(int(g)) }
 
@@ -138,7 +138,8 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 // "long", "short", "byte" (or java.lang.Integer...) match a Go argument of
 // any integer kind with that value; "double"/"float" a float32 or float64;
 // "boolean" a bool; "char" a rune, a byte or a one-character string; blank
-// or any other class a string. A value that does not parse is an error.
+// or any other class a string. An item whose value does not parse is
+// skipped, as Java skips it (LintRules says so).
 type Item struct {
 	Object    string `json:"object"`
 	ClassType string `json:"classType,omitempty"`
