@@ -2,6 +2,7 @@ package datasource
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -52,4 +53,51 @@ func skippedWarning(name string, e *runtime.RuleError) Warning {
 	}
 	w.Message = "skipped, as Java skips a rule its validator refuses: " + w.Message
 	return w
+}
+
+// lineIndex finds the line and column of an offset in O(log lines), built
+// on first use: a document may warn about every one of its values.
+type lineIndex []int
+
+func (li *lineIndex) position(data []byte, off int) (line, col int) {
+	if *li == nil {
+		starts := []int{0}
+		for i, c := range data {
+			if c == '\n' {
+				starts = append(starts, i+1)
+			}
+		}
+		*li = starts
+	}
+	off = max(0, min(off, len(data)))
+	l := sort.SearchInts(*li, off+1) - 1
+	return l + 1, off - (*li)[l] + 1
+}
+
+// sortWarnings puts warnings in document order (stable for equal places).
+func sortWarnings(ws []Warning) {
+	sort.SliceStable(ws, func(i, j int) bool {
+		if ws[i].Line != ws[j].Line {
+			return ws[i].Line < ws[j].Line
+		}
+		return ws[i].Column < ws[j].Column
+	})
+}
+
+// MaxWarnings is how many warnings a load keeps; the rest are counted in
+// one last warning, so a file with a quoted number in each of its 100,000
+// rules costs a bounded report.
+const MaxWarnings = 100
+
+// capWarnings keeps the first MaxWarnings and says how many more there
+// were, counting more that were never kept.
+func capWarnings(name string, ws []Warning, more int) []Warning {
+	if len(ws) > MaxWarnings {
+		more += len(ws) - MaxWarnings
+		ws = ws[:MaxWarnings:MaxWarnings]
+	}
+	if more == 0 {
+		return ws
+	}
+	return append(ws, Warning{Name: name, Rule: -1, Message: fmt.Sprintf("and %d more warnings", more)})
 }
