@@ -83,7 +83,17 @@
 // A Kind loads through its rule package's Property().Update (Java's
 // register2Property), so listeners registered on the property see every
 // load from every data source. NewKind makes a Kind for any package that
-// keeps the rule loading contract (Property, ValidateRules, Rules).
+// keeps the rule loading contract (Property, ValidateRules, Rules), and
+// WithLint gives it the package's LintRules.
+//
+// # Writing a data source
+//
+// A data source (a file, an etcd key, a Redis channel) reads bytes and
+// hands each new version to LoadReport(name, data, kind, opts...), passing
+// on the Options its user gave (WithPolicy); it keeps the error or the
+// Report's Warnings for its LastError, LastWarnings and Status, and calls
+// LogReport once per version loaded. Package datasource/file does exactly
+// this.
 //
 // # Checking rule files
 //
