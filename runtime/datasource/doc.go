@@ -1,6 +1,8 @@
-// Package datasource reads Sentinel rules from JSON documents and puts them
-// in force, all or nothing, with errors that say which rule and field is
-// wrong and why. Package datasource/file watches rule files with it.
+// Package datasource reads Sentinel rules from JSON documents as Java's
+// parsers read them and puts them in force, all or nothing by default,
+// with errors that say which rule and field is wrong and why, and
+// warnings for what Java accepts but the author should probably fix.
+// Package datasource/file watches rule files with it.
 //
 // # Documents
 //
