@@ -93,4 +93,14 @@
 // Go port. -also adds names declared elsewhere, such as HTTP routes:
 //
 //	sentinelgen rules check -pkg ./... -also /api/order rules/*.json
+//
+// It also warns, on standard output, about what loads only because Java's
+// parsers accept it, so that a team can clean its files: comments, trailing
+// commas, text after the document, quoted numbers and booleans, whole
+// decimals for integer fields, null where Jackson would read 0; rules
+// Java's validators accept that do not do what they seem to (an unknown
+// strategy code passes every call); and two shapes Java loads as no rule
+// at all, without a word: a dashboard export that wraps each rule in
+// {"app": ..., "rule": {...}}, and a gateway rule's paramItem in a
+// hot-parameter file. Warnings never make the exit status 1.
 package main

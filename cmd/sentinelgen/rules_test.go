@@ -48,3 +48,14 @@ func TestRulesCheckUsage(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "missing.json")
 }
+
+func TestRulesCheckPrintsJavaCoercionsAsWarnings(t *testing.T) {
+	_, env := module(t, map[string]string{
+		"rules/flow.json": "// written for Java\n[{\"resource\": \"getOrder\", \"count\": \"10\", \"controlBehavior\": 7}]\n",
+	})
+	code, stdout, stderr := sentinelgen(env, "rules", "check", "rules/flow.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, "rules/flow.json:1:1: warning: a comment: JSON has no comments; fastjson skips them (so does this runtime), Jackson refuses the document\n"+
+		"rules/flow.json:2:2: rule 0 (resource \"getOrder\"): warning: controlBehavior 7 is not one of 0..3; Java loads the rule and rejects calls over its count, as 0 (Reject) does\n"+
+		"rules/flow.json:2:36: rule 0 (resource \"getOrder\"): warning: count \"10\" is a quoted number; read as 10, as fastjson and Jackson read it\n", stdout)
+}

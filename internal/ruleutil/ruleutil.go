@@ -108,6 +108,10 @@ func CompileResourceRegex(pattern string) (*regexp.Regexp, error) {
 type Enum struct {
 	Type  string
 	Names map[int][]string
+	// Open accepts any whole number in Java's int range besides the
+	// named codes, as Java's int fields do: the rule package's validator
+	// and lint say what an unknown code means.
+	Open bool
 }
 
 // String prints code's first name, or Type(code) for an unknown code.
@@ -124,6 +128,13 @@ func (e Enum) Marshal(code int) ([]byte, error) { return []byte(strconv.Itoa(cod
 // Unmarshal decodes a code or a name into *code (see DecodeEnum); on error
 // *code is left alone.
 func (e Enum) Unmarshal(data []byte, code *int) error {
+	if e.Open {
+		if f, err := strconv.ParseFloat(string(bytes.TrimSpace(data)), 64); err == nil &&
+			f == math.Trunc(f) && f >= math.MinInt32 && f <= math.MaxInt32 {
+			*code = int(f)
+			return nil
+		}
+	}
 	c, err := DecodeEnum(data, e.Names)
 	if err != nil {
 		return err

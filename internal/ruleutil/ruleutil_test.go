@@ -70,3 +70,19 @@ func TestEnum(t *testing.T) {
 	assert.Error(t, e.Unmarshal([]byte(`7`), &code))
 	assert.Equal(t, 0, code, "a refused value leaves the field alone")
 }
+
+// An open enum takes any whole number in Java's int range, as Java's int
+// fields do; names and out-of-range numbers are still checked.
+func TestOpenEnumTakesAnyIntCode(t *testing.T) {
+	e := Enum{Type: "Strategy", Names: map[int][]string{0: {"Direct"}, 1: {"Relate"}}, Open: true}
+	for in, want := range map[string]int{`7`: 7, `-3`: -3, `2.0`: 2, `"Relate"`: 1, `"1"`: 1} {
+		var code int
+		require.NoError(t, e.Unmarshal([]byte(in), &code), in)
+		assert.Equal(t, want, code, in)
+	}
+	for _, in := range []string{`"Sideways"`, `1.5`, `3e10`, `true`} {
+		var code int
+		assert.Error(t, e.Unmarshal([]byte(in), &code), in)
+	}
+	assert.Equal(t, "Strategy(7)", e.String(7))
+}

@@ -21,12 +21,12 @@
 //     feature, and is not copied.
 //   - LoadRules refuses an invalid rule set whole, with a runtime.RuleErrors
 //     naming each bad rule's index, field and reason, where Java skips the
-//     rule with a warning. Java's checks (resource and limitApp not blank, a
-//     valid regex) apply, and also: strategy must be 0 or 1 (Java lets an
-//     unknown strategy pass every call), limitApp must name at least one
-//     origin, and a resource (or regex pattern) takes one rule: a second is
-//     an error naming both indexes, where Java keeps the first and ignores
-//     the rest.
+//     rule with a warning. Java's checks (resource and limitApp not blank,
+//     strategy >= 0, a valid regex) apply. What Java accepts loads with
+//     Java's meaning, and LintRules says what it is: an unknown strategy
+//     (2 and up) passes every call; a limitApp that names no origin (",,")
+//     makes a white list refuse every caller with an origin; a second rule
+//     for a resource (or regex pattern) is ignored, the first kept.
 //   - A call with no origin passes every rule, as in Java, unless
 //     SetStrict(true): then a white list refuses it (it is not on the list),
 //     and black lists still let it through.

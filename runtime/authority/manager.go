@@ -117,8 +117,9 @@ func compile(rules []Rule) (*ruleSet, error) {
 		if strings.TrimSpace(r.Resource) == "" {
 			bad("resource", "is required")
 			ok = false
-		} else if j, dup := first[key{r.Resource, r.Regex}]; dup {
-			bad("resource", "%q already has an authority rule (rule %d); a resource takes one", r.Resource, j)
+		} else if _, dup := first[key{r.Resource, r.Regex}]; dup {
+			// Java keeps the first rule of a resource and ignores the
+			// rest ("redundant rule"); LintRules warns.
 			ok = false
 		} else {
 			first[key{r.Resource, r.Regex}] = i
@@ -134,16 +135,17 @@ func compile(rules []Rule) (*ruleSet, error) {
 		if strings.TrimSpace(r.LimitApp) == "" {
 			bad("limitApp", "is required: the comma-separated origins the rule lists")
 			ok = false
-		} else if c.origins = parseOrigins(r.LimitApp); len(c.origins) == 0 {
-			bad("limitApp", "%q names no origin", r.LimitApp)
+		} else {
+			// ",," names no origin: Java loads it; a white list then
+			// refuses every caller with an origin (LintRules warns).
+			c.origins = parseOrigins(r.LimitApp)
+		}
+		if r.Strategy < 0 {
+			bad("strategy", "%d is negative; want 0 (white list) or 1 (black list)", int(r.Strategy))
 			ok = false
 		}
-		if r.Strategy != White && r.Strategy != Black {
-			bad("strategy", "%d is not one of 0 (white list), 1 (black list)", int(r.Strategy))
-			ok = false
-		}
-		if !ok {
-			continue
+		if !ok || r.Strategy > Black {
+			continue // an unknown strategy passes every call, as Java's passCheck
 		}
 		if len(c.origins) > linearMax {
 			c.set = make(map[string]struct{}, len(c.origins))
@@ -174,4 +176,41 @@ func parseOrigins(limitApp string) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// LintRules reports the rules that Java's AuthorityRuleManager accepts
+// but that probably do not do what their author meant, each with what
+// Java (and this runtime) does with it: a later rule for a resource that
+// has one (ignored, "redundant rule"), an unknown strategy (the rule
+// passes every call), a limitApp that names no origin (a white list
+// refuses every caller with an origin, a black list none). The result has
+// the shape of a refusal; nothing in it refuses.
+func LintRules(rules []Rule) runtime.RuleErrors {
+	var out runtime.RuleErrors
+	type key struct {
+		resource string
+		regex    bool
+	}
+	first := map[key]int{}
+	for i := range rules {
+		r := &rules[i]
+		warn := func(field, format string, args ...any) {
+			out = append(out, &runtime.RuleError{Index: i, Resource: r.Resource, Field: field, Reason: fmt.Sprintf(format, args...)})
+		}
+		if strings.TrimSpace(r.Resource) == "" || strings.TrimSpace(r.LimitApp) == "" || r.Strategy < 0 {
+			continue // refused; Validate says why
+		}
+		if j, dup := first[key{r.Resource, r.Regex}]; dup {
+			warn("resource", "%q already has an authority rule (rule %d); Java keeps that one and ignores this one (a resource takes one)", r.Resource, j)
+			continue
+		}
+		first[key{r.Resource, r.Regex}] = i
+		if r.Strategy > Black {
+			warn("strategy", "%d is not 0 (white list) or 1 (black list); Java loads the rule and it passes every call", int(r.Strategy))
+		}
+		if len(parseOrigins(r.LimitApp)) == 0 {
+			warn("limitApp", "%q names no origin; Java loads it: as a white list it refuses every caller with an origin, as a black list none", r.LimitApp)
+		}
+	}
+	return out
 }

@@ -17,7 +17,7 @@ const (
 var strategyEnum = ruleutil.Enum{Type: "Strategy", Names: map[int][]string{
 	0: {"White", "WhiteList", "AUTHORITY_WHITE", "Allow"},
 	1: {"Black", "BlackList", "AUTHORITY_BLACK", "Deny"},
-}}
+}, Open: true}
 
 func (s Strategy) String() string { return strategyEnum.String(int(s)) }
 

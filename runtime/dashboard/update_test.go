@@ -70,7 +70,7 @@ func TestRefusedRuleUpdatesChangeNothing(t *testing.T) {
 		code             int
 		message          string
 	}{
-		{"invalid rule", "/api/rules/flow", `[{"resource":"x","count":1,"controlBehavior":7}]`, http.StatusBadRequest, "controlBehavior 7 is not one of 0"},
+		{"invalid rule", "/api/rules/flow", `[{"resource":"x","count":-1}]`, http.StatusBadRequest, "count -1 is negative"},
 		{"malformed JSON", "/api/rules/flow", `[{"resource":`, http.StatusBadRequest, "api/rules/flow"},
 		{"kind not offered", "/api/rules/degrade", `[]`, http.StatusNotFound, `these can: [flow]`},
 	}

@@ -44,7 +44,7 @@ type Problem struct {
 
 // String formats p as the CLI prints it:
 //
-//	flow.json:14:3: rule 2 (resource "getOrder"): controlBehavior 7 is not one of 0..3
+//	flow.json:14:3: rule 2 (resource "getOrder"): count -1 is negative; it must be >= 0 (0 blocks every call)
 //	flow.json:2:3: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)
 func (p Problem) String() string {
 	var b strings.Builder
@@ -112,15 +112,52 @@ func Check(name string, data []byte, kind Kind, declared []string) []Problem {
 	rs, err := kind.Decode(name, data)
 	if err != nil {
 		problems := toProblems(name, err)
+		// Shapes Java loads as no rule at all explain many refusals:
+		// read them even when the document is refused.
+		if jt, jerr := readJavaFor(name, data, kind); jerr == nil {
+			for _, w := range jt.warns {
+				if w.Rule >= 0 {
+					problems = append(problems, w.problem())
+				}
+			}
+		}
 		locate(data, problems)
+		sortProblems(problems)
 		return problems
 	}
 	problems := toProblems(name, rs.Validate())
+	for _, w := range rs.Warnings() {
+		problems = append(problems, w.problem())
+	}
 	if declared != nil {
 		problems = append(problems, checkResources(name, kind, rs, declared)...)
 	}
 	locate(data, problems)
+	sortProblems(problems)
 	return problems
+}
+
+// readJavaFor reads data as kind's documents are read, for warnings.
+func readJavaFor(name string, data []byte, kind Kind) (*javaText, error) {
+	text, err := checkText(name, data)
+	if err != nil {
+		return nil, err
+	}
+	if k, ok := kind.(interface{ docSchema() docSchema }); ok {
+		return readJava(name, text, k.docSchema())
+	}
+	return nil, errors.New("a kind of its own: read by its Decode only")
+}
+
+// sortProblems puts a file's problems in document order; problems without
+// a place come first, as they were.
+func sortProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Line != ps[j].Line {
+			return ps[i].Line < ps[j].Line
+		}
+		return ps[i].Column < ps[j].Column
+	})
 }
 
 // checkResources warns on rules whose resource matches nothing declared.
@@ -249,6 +286,12 @@ func DetectKind(name string, data []byte) (Kind, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Comments and trailing text read as when loading.
+	jt, err := readJava(name, text, docSchema{})
+	if err != nil {
+		return nil, err
+	}
+	text = jt.std
 	if trimmed := bytes.TrimSpace(text); trimmed[0] == '{' {
 		if k := builtin["combined"]; k != nil {
 			return k, nil

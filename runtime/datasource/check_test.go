@@ -40,7 +40,7 @@ func TestCheckSyntaxProblemHasPosition(t *testing.T) {
 	assert.Equal(t, 2, ps[0].Line)
 	assert.Equal(t, 14, ps[0].Column)
 	assert.Equal(t, -1, ps[0].Rule)
-	assert.Equal(t, "flow.json:2:14: JSON syntax error: invalid character 'N' looking for beginning of value (NaN and Infinity are not JSON numbers)", ps[0].String())
+	assert.Equal(t, "flow.json:2:14: JSON syntax error: invalid value NaN (NaN and Infinity are not JSON numbers)", ps[0].String())
 }
 
 func TestCheckWarnsOnUndeclaredResources(t *testing.T) {
@@ -70,8 +70,8 @@ func TestCheckCombinedNamesTheSection(t *testing.T) {
 	c := newCombo()
 	ps := datasource.Check("rules.json", []byte(`{"flow":[{"resource":"getOrdr"}],"degrade":[{"resource":""}]}`), c.kind, []string{"getOrder"})
 	assert.Equal(t, []string{
-		`rules.json:1:45: degrade: rule 0: resource is blank`,
 		`rules.json:1:10: flow: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)`,
+		`rules.json:1:45: degrade: rule 0: resource is blank`,
 	}, problemStrings(ps))
 }
 
@@ -103,7 +103,7 @@ func TestCheckLocatesRulesInPrettyFiles(t *testing.T) {
 	combined := "{\n \"degrade\": {},\n \"flow\": [\n  {\"resource\": \"\"}]}"
 	ps = datasource.Check("rules.json", []byte(combined), newCombo().kind, nil)
 	assert.Equal(t, []string{
-		"rules.json:4:3: flow: rule 0: resource is blank",
 		"rules.json: degrade: is an object, want an array of degrade rules ([] clears them)",
-	}, problemStrings(ps))
+		"rules.json:4:3: flow: rule 0: resource is blank",
+	}, problemStrings(ps), "problems without a place first, then in document order")
 }

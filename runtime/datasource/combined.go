@@ -37,10 +37,25 @@ func (c *combinedKind) keys() []string {
 }
 
 func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
-	data, err := checkText(name, data)
+	text, err := checkText(name, data)
 	if err != nil {
 		return nil, err
 	}
+	if plainJSON(text) {
+		if set, err := c.decode(name, text, &javaText{std: text}); err == nil {
+			return set, nil
+		}
+	}
+	jt, err := readJava(name, text, c.docSchema())
+	if err != nil {
+		return nil, err
+	}
+	return c.decode(name, text, jt)
+}
+
+// decode decodes the sections of jt.std, text being the document as given.
+func (c *combinedKind) decode(name string, text []byte, jt *javaText) (RuleSet, error) {
+	data := jt.std
 	var sections map[string]json.RawMessage
 	if err := json.Unmarshal(data, &sections); err != nil {
 		var te *json.UnmarshalTypeError
@@ -63,7 +78,7 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 			errs = append(errs, &Error{Name: name, Err: errors.New(msg)})
 		}
 	}
-	set := &combinedSet{name: name}
+	set := &combinedSet{name: name, warns: jt.warns, more: jt.more}
 	failed := len(errs) > 0
 	perKind := make([]error, len(c.kinds))
 	for i, k := range c.kinds { // in the kinds' order, so errors come out stably
@@ -71,7 +86,7 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 		if !ok {
 			continue
 		}
-		rs, err := decodeSection(name, k, sec)
+		rs, err := decodeSection(name, k, sec, jt, text)
 		if err != nil {
 			perKind[i], failed = err, true
 			continue
@@ -96,6 +111,18 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 	return nil, errors.Join(append(errs, perKind...)...)
 }
 
+// docSchema is the shape of a combined document: each kind's array under
+// its name.
+func (c *combinedKind) docSchema() docSchema {
+	doc := docSchema{sections: map[string]*schema{}}
+	for _, k := range c.kinds {
+		if sk, ok := k.(interface{ docSchema() docSchema }); ok && sk.docSchema().rules != nil {
+			doc.sections[k.Name()] = sk.docSchema().rules
+		}
+	}
+	return doc
+}
+
 func (c *combinedKind) find(key string) Kind {
 	for _, k := range c.kinds {
 		if k.Name() == key {
@@ -107,12 +134,20 @@ func (c *combinedKind) find(key string) Kind {
 
 // decodeSection decodes one kind's array inside a combined document, and
 // marks its errors with the section's key.
-func decodeSection(name string, k Kind, sec json.RawMessage) (RuleSet, error) {
+func decodeSection(name string, k Kind, sec json.RawMessage, jt *javaText, text []byte) (RuleSet, error) {
 	if kind := jsonKindOf(sec); kind != "an array" {
 		return nil, &Error{Name: name, Section: k.Name(), Kind: k.Name(),
 			Err: fmt.Errorf("is %s, want an array of %s rules ([] clears them)", kind, k.Name())}
 	}
-	rs, err := k.Decode(name, sec)
+	var rs RuleSet
+	var err error
+	if sk, ok := k.(interface {
+		section(name string, data []byte, jt *javaText, key string, text []byte) (RuleSet, error)
+	}); ok {
+		rs, err = sk.section(name, sec, jt, k.Name(), text)
+	} else {
+		rs, err = k.Decode(name, sec)
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -141,6 +176,27 @@ func (s sectioned) mark(err error) error {
 func (s sectioned) Validate() error { return s.mark(s.RuleSet.Validate()) }
 func (s sectioned) Load() error     { return s.mark(s.RuleSet.Load()) }
 
+func (s sectioned) Warnings() []Warning {
+	ws, more := s.warnings()
+	return capWarnings("", ws, more)
+}
+
+func (s sectioned) warnings() ([]Warning, int) {
+	ws, more := s.RuleSet.warnings()
+	return s.markWarnings(ws), more
+}
+
+func (s sectioned) skipInvalid() []Warning { return s.markWarnings(s.RuleSet.skipInvalid()) }
+
+func (s sectioned) markWarnings(ws []Warning) []Warning {
+	for i := range ws {
+		if ws[i].Rule >= 0 || ws[i].Field != "" {
+			ws[i].Section = s.section
+		}
+	}
+	return ws
+}
+
 func (c *combinedKind) Encode() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteString("{")
@@ -165,8 +221,34 @@ type part struct {
 }
 
 type combinedSet struct {
-	name  string
-	parts []part
+	name    string
+	parts   []part
+	warns   []Warning // from reading the document
+	more    int       // warnings from reading it past MaxWarnings, counted only
+	skipped []Warning
+}
+
+func (s *combinedSet) Warnings() []Warning {
+	ws, more := s.warnings()
+	return capWarnings(s.name, ws, more)
+}
+
+func (s *combinedSet) warnings() ([]Warning, int) {
+	out, more := append([]Warning(nil), s.warns...), s.more
+	for _, p := range s.parts {
+		ws, m := p.set.warnings()
+		out, more = append(out, ws...), more+m
+	}
+	sortWarnings(out)
+	return out, more
+}
+
+func (s *combinedSet) skipInvalid() []Warning {
+	var out []Warning
+	for _, p := range s.parts {
+		out = append(out, p.set.skipInvalid()...)
+	}
+	return out
 }
 
 func (s *combinedSet) Len() int {

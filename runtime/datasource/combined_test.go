@@ -86,7 +86,7 @@ func TestCombinedErrors(t *testing.T) {
 		{"null document", `null`, `rules.json: want a JSON object {"flow": [...], ...}, found null`},
 		{"null section", `{"flow":null}`, `rules.json: flow: is null, want an array of flow rules ([] clears them)`},
 		{"section that is not an array", `{"degrade":{}}`, `rules.json: degrade: is an object, want an array of degrade rules ([] clears them)`},
-		{"syntax error has the file's position", "{\"flow\": [\n{\"resource\": \"a\",}]}", `rules.json:2:18: JSON syntax error: invalid character '}' looking for beginning of object key string (a trailing comma?)`},
+		{"syntax error has the file's position", "{\"flow\": [\n{\"resource\" \"a\"}]}", `rules.json:2:13: JSON syntax error: invalid character '"' after object name`},
 		{"errors in several kinds all come out", `{"flow":[{"resource":""}],"degrade":[{"resource":"x","grade":3}]}`,
 			"rules.json: flow: rule 0: resource is blank\nrules.json: degrade: rule 0 (resource \"x\"): grade 3 is not one of 0 (THREAD), 1 (QPS)"},
 		{"empty", ``, `rules.json: document is empty (write [] to clear the rules)`},

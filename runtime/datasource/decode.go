@@ -27,8 +27,13 @@ func checkText(name string, data []byte) ([]byte, error) {
 	if !utf8.Valid(data) {
 		off := firstInvalidUTF8(data)
 		line, col := position(data, off)
+		// The bytes around it, escaped (\xc2), never mis-decoded.
+		from, to := max(0, off-12), min(len(data), off+12)
+		for from > 0 && data[from]&0xC0 == 0x80 {
+			from-- // start on a character
+		}
 		return nil, &Error{Name: name, Line: line, Column: col,
-			Err: fmt.Errorf("%w (byte 0x%02x at offset %d)", ErrInvalidUTF8, data[off], off)}
+			Err: fmt.Errorf("%w: byte \\x%02x at offset %d, in %s (save the file as UTF-8)", ErrInvalidUTF8, data[off], off, strconv.Quote(string(data[from:to])))}
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, &Error{Name: name, Err: ErrEmpty}
@@ -195,7 +200,7 @@ func resourceOf(el json.RawMessage) string {
 func describe(value json.RawMessage, err error) string {
 	shown := string(value)
 	if len(shown) > 40 {
-		shown = shown[:37] + "..."
+		shown = truncate(shown, 37) + "..."
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {

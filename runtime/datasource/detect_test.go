@@ -43,7 +43,7 @@ func TestDetectKindFailures(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
 		{"cannot tell", `[]`, "rules.json: cannot tell which kind of rules this file holds; name it after its kind (flow.json, degrade.json, system.json, authority.json, paramflow.json)"},
 		{"not an array", `"x"`, "rules.json: want a JSON array of rules or a combined object, found a string"},
-		{"syntax", `[{]`, "rules.json:1:3: JSON syntax error: invalid character ']' looking for beginning of object key string (a trailing comma?)"},
+		{"syntax", `[{]`, "rules.json:1:3: JSON syntax error: invalid character ']' at start of value"},
 		{"empty", ``, "rules.json: document is empty (write [] to clear the rules)"},
 	}
 	for _, tt := range tests {
@@ -56,7 +56,7 @@ func TestDetectKindFailures(t *testing.T) {
 
 func TestTypeMismatchReasons(t *testing.T) {
 	tests := []struct{ doc, want string }{
-		{`[{"resource":5}]`, `rule 0: resource 5 is a number, want a string`},
+		{`[{"resource":{}}]`, `rule 0: resource {} is an object, want a string`},
 		{`[{"resource":"a","regex":"yes"}]`, `rule 0 (resource "a"): regex "yes" is a string, want true or false`},
 		{`[{"resource":"a","count":[1]}]`, `rule 0 (resource "a"): count [1] is an array, want a number`},
 		{`[{"resource":"a","count":{"v":1}}]`, `rule 0 (resource "a"): count {"v":1} is an object, want a number`},
@@ -70,4 +70,13 @@ func TestTypeMismatchReasons(t *testing.T) {
 		_, err := datasource.Load("f", []byte(tt.doc), fakerules.New("flow").Kind())
 		assert.EqualError(t, err, "f: "+tt.want, tt.doc)
 	}
+}
+
+func TestDetectKindReadsCommentsAndTrailingText(t *testing.T) {
+	k, err := datasource.DetectKind("rules.json", []byte("// hot parameters\n[{\"resource\": \"a\", \"paramIdx\": 0}]\ngarbage"))
+	require.NoError(t, err)
+	assert.Equal(t, "paramFlow", k.Name())
+	k, err = datasource.DetectKind("rules.json", []byte("/* all kinds */ {\"flow\": []}"))
+	require.NoError(t, err)
+	assert.Equal(t, "combined", k.Name())
 }

@@ -1,6 +1,8 @@
-// Package datasource reads Sentinel rules from JSON documents and puts them
-// in force, all or nothing, with errors that say which rule and field is
-// wrong and why. Package datasource/file watches rule files with it.
+// Package datasource reads Sentinel rules from JSON documents as Java's
+// parsers read them and puts them in force, all or nothing by default,
+// with errors that say which rule and field is wrong and why, and
+// warnings for what Java accepts but the author should probably fix.
+// Package datasource/file watches rule files with it.
 //
 // # Documents
 //
@@ -22,6 +24,33 @@
 // document, a kind whose key is absent is left alone; an unknown key is an
 // error.
 //
+// # As Java's parsers read it
+//
+// A document is read as Java's parsers read it (fastjson in Sentinel's
+// file, Nacos, Redis and Consul data sources; Jackson in Spring Cloud
+// Alibaba's converters), and each liberty is a Warning: `//` and `/* */`
+// comments and commas before `]` or `}` (fastjson; parsed with
+// github.com/tailscale/hujson, so positions stay those of the original
+// text); text after the document (Jackson stops after the first value);
+// quoted numbers and booleans ("count": "5", "clusterConfig": {"flowId":
+// "1"}, "clusterMode": "false"), numbers for strings, 0 and 1 for booleans;
+// whole decimals for integer fields ("timeWindow": 10.0); null for a field,
+// which keeps the field's default as fastjson keeps it ("grade": null is
+// QPS). NaN and Infinity, quoted or not, values of a type nothing coerces
+// ("count": "ten"), fractions for integer fields, and documents that are
+// not rule documents stay refused.
+//
+// Rules that Java's validators accept load, with the meaning Java gives
+// them, and each is a Warning from the rule package's LintRules (an unknown
+// flow strategy code passes every call, a hot-parameter warm-up behavior is
+// the token bucket, ...). Two shapes that Java silently loads as no rule
+// are warned about: a dashboard export wrapping each rule in
+// {"app": ..., "rule": {...}}, and a gateway rule's paramItem in a
+// hot-parameter file.
+//
+// Warnings come with the load (LoadReport; a data source's LastWarnings,
+// Status and Events), at most MaxWarnings of them, and from CheckFiles.
+//
 // # Errors
 //
 // Loading is all or nothing: a document with any invalid rule changes no
@@ -41,10 +70,13 @@
 //   - An empty or blank document, or null, is refused and never clears the
 //     rules in force; Java's fastjson turns blank text into null and the
 //     rule managers then clear every rule. Write [] to mean "no rules".
-//   - A document that is not UTF-8 is refused: encoding/json would turn
-//     bad bytes in a resource name into U+FFFD and the rule would silently
-//     protect another name. A leading UTF-8 byte order mark is skipped.
-//   - An invalid rule refuses the whole document; Java logs and skips it.
+//   - A document that is not UTF-8 is refused (Java's readers turn bad
+//     bytes into U+FFFD, and the rule would silently protect another
+//     name); the error shows the bytes escaped ("caf\xe9"). A leading UTF-8
+//     byte order mark is skipped.
+//   - A rule Java's validators refuse refuses the whole document; Java
+//     logs and skips it. WithPolicy(SkipInvalid) is Java's policy, for
+//     migrations: each invalid rule is left out with a Warning saying why.
 //   - A file over the size cap (DefaultMaxSize, 4 MiB, Java's MAX_SIZE) is
 //     refused, as in Java, with an error that says so.
 //
@@ -53,7 +85,17 @@
 // A Kind loads through its rule package's Property().Update (Java's
 // register2Property), so listeners registered on the property see every
 // load from every data source. NewKind makes a Kind for any package that
-// keeps the rule loading contract (Property, ValidateRules, Rules).
+// keeps the rule loading contract (Property, ValidateRules, Rules), and
+// WithLint gives it the package's LintRules.
+//
+// # Writing a data source
+//
+// A data source (a file, an etcd key, a Redis channel) reads bytes and
+// hands each new version to LoadReport(name, data, kind, opts...), passing
+// on the Options its user gave (WithPolicy); it keeps the error or the
+// Report's Warnings for its LastError, LastWarnings and Status, and calls
+// LogReport once per version loaded. Package datasource/file does exactly
+// this.
 //
 // # Checking rule files
 //

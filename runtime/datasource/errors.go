@@ -1,6 +1,7 @@
 package datasource
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 // Error is a refused rule document: which one, where, and why. It prints as
 //
-//	flow.json: rule 2 (resource "getOrder"): controlBehavior 7 is not one of 0..3
+//	flow.json: rule 2 (resource "getOrder"): count -1 is negative; it must be >= 0 (0 blocks every call)
 //	flow.json:3:14: invalid character 'N' looking for beginning of value (NaN and Infinity are not JSON)
 //	rules.json: degrade: rule 0 (resource "getOrder"): timeWindow ...
 //
@@ -76,7 +77,6 @@ var (
 // position returns the 1-based line and column of byte offset off in data.
 func position(data []byte, off int) (line, col int) {
 	off = max(0, min(off, len(data)))
-	line = 1 + strings.Count(string(data[:off]), "\n")
-	lineStart := strings.LastIndexByte(string(data[:off]), '\n') + 1
-	return line, off - lineStart + 1
+	line = 1 + bytes.Count(data[:off], []byte{'\n'})
+	return line, off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
 }

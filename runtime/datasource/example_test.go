@@ -15,13 +15,13 @@ func ExampleCheck() {
 		fmt.Println(p)
 	}
 	// Output:
-	// flow.json:3:3: rule 1 (resource "listOrders"): count -1 is negative; it must be >= 0 (0 blocks every call)
 	// flow.json:2:3: rule 0 (resource "getOrdr"): warning: no declared resource is named "getOrdr" (did you mean "getOrder"?)
+	// flow.json:3:3: rule 1 (resource "listOrders"): count -1 is negative; it must be >= 0 (0 blocks every call)
 }
 
 func ExampleLoad() {
 	_, err := datasource.Load("flow.json", []byte(`[{"resource": "getOrder", "count": NaN}]`), datasource.Flow)
 	fmt.Println(err)
 	// Output:
-	// flow.json:1:36: JSON syntax error: invalid character 'N' looking for beginning of value (NaN and Infinity are not JSON numbers)
+	// flow.json:1:36: JSON syntax error: invalid value NaN (NaN and Infinity are not JSON numbers)
 }

@@ -31,6 +31,20 @@ func FuzzDecode(f *testing.F) {
 		`{"flow":[{"resource":"a"}],"degrade":[]}`,
 		`{"flow":null}`,
 		`{"flwo":[]}`,
+		// As Java's parsers read them: comments, trailing commas and text,
+		// quoted scalars, whole decimals, nulls.
+		"// rules\n[{\"resource\":\"a\" /* the API */, \"count\":\"5\"},]",
+		"/* unterminated [{\"resource\":\"a\"}]",
+		"[{\"resource\":\"a\"}]\n]garbage",
+		`[{"resource":"a","count":"0.0","grade":"1","regex":"false"}]`,
+		`[{"resource":"a","count":"NaN"}]`,
+		`[{"resource":"a","count":"1e400","grade":1.0,"controlBehavior":"2.0"}]`,
+		`[{"resource":7,"grade":null,"count":null,"limitApp":true}]`,
+		`[{"app":"x","rule":{"resource":"a"}}]`,
+		`{"flow":[{"resource":"a","count":"1"}],/* c */"degrade":[{"resource":"a","grade":"2"},],}`,
+		`{"flow":[{"resource":"a",},],"degrade":null}`,
+		strings.Repeat("[", 20000),
+		"// [[[[\n[" + strings.Repeat(`{"a":`, 5000),
 	}
 	if files, _ := filepath.Glob("testdata/*.json"); len(files) > 0 {
 		for _, f := range files {
@@ -81,6 +95,8 @@ func FuzzDecodeJava(f *testing.F) {
 	f.Add([]byte(`{"flow":[{"resource":"a","count":1,"controlBehavior":"WarmUp"}],"degrade":[{"resource":"a","grade":2,"count":1,"timeWindow":1}]}`))
 	f.Add([]byte(`{"system":[{"qps":1e400}],"authority":[{"resource":"a","limitApp":"x","strategy":"black"}]}`))
 	f.Add([]byte(`{"paramFlow":[{"resource":"a","paramIdx":-1,"count":1,"paramFlowItemList":[{"object":"7","classType":"int","count":1}]}]}`))
+	f.Add([]byte("// Java's template\n{\"flow\":[{\"resource\":\"test\",\"count\":\"0.0\",\"refResource\":null,\"clusterMode\":\"true\",\"clusterConfig\":{\"flowId\":\"1\"}}],}"))
+	f.Add([]byte(`{"degrade":[{"resource":"a","count":"1","timeWindow":10.0,"minRequestAmount":"5.0"}],"paramFlow":[{"resource":"b","paramIdx":"0","controlBehavior":1,"paramItem":{}}]}`))
 	if files, _ := filepath.Glob("testdata/*.json"); len(files) > 0 {
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
@@ -94,6 +110,10 @@ func FuzzDecodeJava(f *testing.F) {
 			rs, err := k.Decode("f.json", data)
 			if err == nil {
 				err = rs.Validate()
+				for _, w := range rs.Warnings() {
+					require.Equal(t, "f.json", w.Name)
+					require.NotEmpty(t, w.Message)
+				}
 			}
 			if err != nil {
 				require.True(t, strings.HasPrefix(err.Error(), "f.json"), "error does not name the document: %v", err)

@@ -12,15 +12,15 @@ import (
 // Property (Sentinel's XxxRuleManager.register2Property).
 var (
 	// Flow is a JSON array of flow.Rule (Java's FlowRule): flowrule.json.
-	Flow = NewKind("flow", flow.Property(), flow.ValidateRules, flow.Rules)
+	Flow = NewKind("flow", flow.Property(), flow.ValidateRules, flow.Rules, WithLint(flow.LintRules))
 	// Degrade is a JSON array of degrade.Rule (Java's DegradeRule).
 	Degrade = NewKind("degrade", degrade.Property(), degrade.ValidateRules, degrade.Rules)
 	// System is a JSON array of system.Rule (Java's SystemRule).
-	System = NewKind("system", system.Property(), system.ValidateRules, system.Rules)
+	System = NewKind("system", system.Property(), system.ValidateRules, system.Rules, WithLint(system.LintRules))
 	// Authority is a JSON array of authority.Rule (Java's AuthorityRule).
-	Authority = NewKind("authority", authority.Property(), authority.ValidateRules, authority.Rules)
+	Authority = NewKind("authority", authority.Property(), authority.ValidateRules, authority.Rules, WithLint(authority.LintRules))
 	// ParamFlow is a JSON array of paramflow.Rule (Java's ParamFlowRule).
-	ParamFlow = NewKind("paramFlow", paramflow.Property(), paramflow.ValidateRules, paramflow.Rules)
+	ParamFlow = NewKind("paramFlow", paramflow.Property(), paramflow.ValidateRules, paramflow.Rules, WithLint(paramflow.LintRules))
 	// Combined is one document with every kind under its name:
 	// {"flow": [...], "degrade": [...], "system": [...], "authority": [...], "paramFlow": [...]}.
 	// See NewCombined for absent keys and all-or-nothing loading.

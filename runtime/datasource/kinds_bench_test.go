@@ -79,3 +79,28 @@ func BenchmarkLoadCombined10000(b *testing.B) {
 	b.StopTimer()
 	clearAll(b)
 }
+
+// BenchmarkDecodeJavaShapes10000 is BenchmarkDecode10000 for a document
+// written as Java's parsers read it (a comment, quoted counts, whole
+// decimals): the path that parses with hujson and coerces, with a warning
+// per coercion (kept up to datasource.MaxWarnings).
+func BenchmarkDecodeJavaShapes10000(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("// flow rules\n[")
+	for i := range 10_000 {
+		if i > 0 {
+			sb.WriteString(",\n")
+		}
+		fmt.Fprintf(&sb, `{"resource":"resource-%d","limitApp":"default","grade":"1","count":"%d","controlBehavior":0.0}`, i, 10+i%100)
+	}
+	sb.WriteString("]")
+	doc := []byte(sb.String())
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		rs, err := datasource.Flow.Decode("flow.json", doc)
+		if err != nil || rs.Len() != 10_000 {
+			b.Fatal(err)
+		}
+	}
+}

@@ -117,13 +117,13 @@ func TestRealKindsRefuseWithPreciseErrors(t *testing.T) {
 		kind datasource.Kind
 		doc  string
 	}{
-		{datasource.Flow, `[{"resource":"a","count":1},{"resource":"b","count":1},{"resource":"getOrder","count":1,"controlBehavior":7}]`},
+		{datasource.Flow, `[{"resource":"a","count":1},{"resource":"b","count":1},{"resource":"getOrder","count":1,"controlBehavior":-7}]`},
 		{datasource.Flow, `[{"resource":"getOrder","count":-1}]`},
 		{datasource.Flow, `[{"resource":"getOrder","count":1e400}]`},
 		{datasource.Flow, `[{"resource":"","count":1}]`},
 		{datasource.Degrade, `[{"resource":"getOrder","grade":9,"count":1,"timeWindow":1}]`},
 		{datasource.System, `[{"qps":"lots"}]`},
-		{datasource.Authority, `[{"resource":"getOrder","strategy":4}]`},
+		{datasource.Authority, `[{"resource":"getOrder","strategy":-4}]`},
 		{datasource.ParamFlow, `[{"resource":"getOrder","count":1}]`},
 	}
 	for _, tt := range tests {
@@ -152,7 +152,13 @@ func TestCheckFilesOnJavaFiles(t *testing.T) {
 		assert.Equal(t, datasource.SeverityWarning, p.Severity)
 	}
 	assert.Equal(t, []string{
+		`testdata/combined.json:15:26: flow: rule 0 (resource "/api/order"): warning: warmUpPeriodSec is null; read as its default 10, as fastjson reads it (Jackson would read 0)`,
+		`testdata/combined.json:16:28: flow: rule 0 (resource "/api/order"): warning: maxQueueingTimeMs is null; read as its default 500, as fastjson reads it (Jackson would read 0)`,
+		`testdata/combined.json:106:29: degrade: rule 1 (resource "/api/order"): warning: slowRatioThreshold is null; read as its default 1, as fastjson reads it (Jackson would read 0)`,
 		`testdata/combined.json:204:5: paramFlow: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
+		`testdata/degrade.json:29:27: rule 1 (resource "/api/order"): warning: slowRatioThreshold is null; read as its default 1, as fastjson reads it (Jackson would read 0)`,
+		`testdata/flow.json:14:24: rule 0 (resource "/api/order"): warning: warmUpPeriodSec is null; read as its default 10, as fastjson reads it (Jackson would read 0)`,
+		`testdata/flow.json:15:26: rule 0 (resource "/api/order"): warning: maxQueueingTimeMs is null; read as its default 500, as fastjson reads it (Jackson would read 0)`,
 		`testdata/paramflow.json:32:3: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
 	}, got)
 	assert.Empty(t, flow.Rules(), "checking loads nothing")

@@ -2,80 +2,58 @@ package datasource
 
 import (
 	"bytes"
-	"encoding/json"
+
+	"github.com/tailscale/hujson"
 )
 
 // ruleOffsets returns the byte offset where each rule starts, per section
 // of a combined document ("" holds a single kind's array), so that rule
-// problems can carry a line and column. It returns nil for a document it
-// cannot walk (one that was refused before rules were reached).
+// problems can carry a line and column. Comments and text after the
+// document are read as readJava reads them. It returns nil for a document
+// it cannot parse (one refused before rules were reached).
 func ruleOffsets(data []byte) map[string][]int {
 	data = bytes.TrimPrefix(data, utf8BOM)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
+	if tooDeep(data) >= 0 {
 		return nil
 	}
+	buf := append(bytes.Clone(data), '\n') // as readJava reads it
+	root, err := hujson.Parse(buf)
+	if err != nil {
+		off, msg := hujsonError(data, err)
+		if !bytes.HasSuffix([]byte(msg), []byte("after top-level value")) {
+			return nil
+		}
+		if root, err = hujson.Parse(buf[:off]); err != nil {
+			return nil
+		}
+	}
 	out := map[string][]int{}
-	switch tok {
-	case json.Delim('['):
-		out[""] = arrayOffsets(dec, data)
-	case json.Delim('{'):
-		for dec.More() {
-			key, err := dec.Token()
-			if err != nil {
-				return out
-			}
-			name, _ := key.(string)
-			next := skipSpace(data, int(dec.InputOffset()))
-			if next >= len(data) || data[next] != '[' {
-				var skip json.RawMessage
-				if dec.Decode(&skip) != nil {
-					return out
-				}
-				continue
-			}
-			if _, err := dec.Token(); err != nil { // '['
-				return out
-			}
-			out[name] = arrayOffsets(dec, data)
-			if _, err := dec.Token(); err != nil { // ']'
-				return out
+	switch v := root.Value.(type) {
+	case *hujson.Array:
+		out[""] = elementOffsets(v)
+	case *hujson.Object:
+		for _, m := range v.Members {
+			if arr, ok := m.Value.Value.(*hujson.Array); ok {
+				out[m.Name.Value.(hujson.Literal).String()] = elementOffsets(arr)
 			}
 		}
 	}
 	return out
 }
 
-// arrayOffsets walks the elements of the array dec has just entered.
-func arrayOffsets(dec *json.Decoder, data []byte) []int {
-	var offs []int
-	for dec.More() {
-		offs = append(offs, skipSpace(data, int(dec.InputOffset())))
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			break
-		}
+func elementOffsets(arr *hujson.Array) []int {
+	offs := make([]int, len(arr.Elements))
+	for i, el := range arr.Elements {
+		offs[i] = el.StartOffset
 	}
 	return offs
-}
-
-// skipSpace moves past the blanks and the comma before a value.
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\r', '\n', ',', ':':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // locate gives rule problems the line and column where their rule starts.
 func locate(data []byte, problems []Problem) {
 	var offs map[string][]int
+	var lines lineIndex
+	text := bytes.TrimPrefix(data, utf8BOM)
 	for i := range problems {
 		p := &problems[i]
 		if p.Rule < 0 || p.Line > 0 {
@@ -87,7 +65,7 @@ func locate(data []byte, problems []Problem) {
 			}
 		}
 		if list := offs[p.Section]; p.Rule < len(list) {
-			p.Line, p.Column = position(bytes.TrimPrefix(data, utf8BOM), list[p.Rule])
+			p.Line, p.Column = lines.position(text, list[p.Rule])
 		}
 	}
 }

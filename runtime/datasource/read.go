@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
+	"strings"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 // DefaultMaxSize is the largest rule file read by default: 4 MiB, Java's
@@ -68,25 +72,69 @@ func describeOpen(err error) error {
 }
 
 // LoadFile reads, decodes, validates and loads a rule file once (Java's
-// FileInJarReadableDataSource): all or nothing. It returns how many rules
-// are now in force from it.
-func LoadFile(path string, kind Kind, maxSize int64) (int, error) {
+// FileInJarReadableDataSource). It returns how many rules are now in
+// force from it.
+func LoadFile(path string, kind Kind, maxSize int64, opts ...Option) (int, error) {
 	data, err := ReadFile(path, maxSize)
 	if err != nil {
 		return 0, err
 	}
-	return Load(path, data, kind)
+	return Load(path, data, kind, opts...)
 }
 
 // Load decodes data as a document of kind, named name in errors, then
-// validates and loads it: all or nothing.
-func Load(name string, data []byte, kind Kind) (int, error) {
+// validates and loads it: all or nothing, unless WithPolicy(SkipInvalid).
+// It returns how many rules are now in force from it; LoadReport also
+// returns the warnings.
+func Load(name string, data []byte, kind Kind, opts ...Option) (int, error) {
+	r, err := LoadReport(name, data, kind, opts...)
+	return r.Rules, err
+}
+
+// Report is what a load put in force, and what it warns about.
+type Report struct {
+	Rules    int       // rules in force from the document
+	Skipped  int       // invalid rules left out (SkipInvalid only)
+	Warnings []Warning // at most MaxWarnings, then a count; skipped rules included
+}
+
+// LoadReport is Load with the warnings: every data source loads through
+// it, logs the warnings once per new version and keeps them in its
+// Status. A refused document has no report.
+func LoadReport(name string, data []byte, kind Kind, opts ...Option) (Report, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	rs, err := kind.Decode(name, data)
 	if err != nil {
-		return 0, err
+		return Report{}, err
+	}
+	var skipped []Warning
+	if o.policy == SkipInvalid {
+		skipped = rs.skipInvalid()
 	}
 	if err := rs.Load(); err != nil {
-		return 0, err
+		return Report{}, err
 	}
-	return rs.Len(), nil
+	return Report{Rules: rs.Len(), Skipped: len(skipped), Warnings: rs.Warnings()}, nil
+}
+
+// LogReport logs a load's outcome once, as every data source does: the
+// rule count at info, and when there are warnings one line at warn that
+// lists them (skipped rules included). source names the source (a file
+// path, an etcd key).
+func LogReport(source, kind string, rep Report) {
+	runtime.Logger().Info("sentinel: rules loaded",
+		slog.String("source", source), slog.String("kind", kind), slog.Int("rules", rep.Rules))
+	if len(rep.Warnings) == 0 {
+		return
+	}
+	lines := make([]string, len(rep.Warnings))
+	for i, w := range rep.Warnings {
+		lines[i] = w.String()
+	}
+	runtime.Logger().Warn("sentinel: rules loaded with warnings",
+		slog.String("source", source), slog.String("kind", kind), slog.Int("skipped", rep.Skipped),
+		slog.String("warnings", strings.Join(lines, "\n")))
 }

@@ -76,7 +76,9 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		r.ClusterNode().ReserveOrigin(br.origin)
 	}
 	switch {
-	case rule.Grade == GradeThread || rule.ControlBehavior == Reject:
+	// An unknown behavior is Java's DefaultController (generateRater's
+	// default), as Reject.
+	case rule.Grade == GradeThread || rule.ControlBehavior == Reject || rule.ControlBehavior > WarmUpThrottling:
 		br.kind = kindNode
 		// A cluster rule's local check is Java's passLocalCheck on the
 		// node, with or without a ClusterChecker: a gate's reservation
@@ -90,7 +92,7 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		br.kind = kindWarmUp
 	case rule.ControlBehavior == Throttling:
 		br.kind = kindThrottle
-	default:
+	case rule.ControlBehavior == WarmUpThrottling:
 		br.kind = kindWarmUpThrottle
 	}
 	if rule.Strategy == Relate {

@@ -21,16 +21,18 @@
 //
 // # Loading
 //
-// LoadRules checks every rule with Java's FlowRuleUtil.isValidRule, and
-// more: Java skips an invalid rule with a log line, here the whole set is
-// refused with a runtime.RuleErrors naming each bad rule's index, field and
-// reason (`controlBehavior 7 is not one of 0..3`), and the rules in force
-// stay. Refused beyond Java: NaN or infinite counts; unknown grade,
-// strategy and controlBehavior codes (Java runs an unknown behavior as
-// Reject); an explicit 0 in JSON for warmUpPeriodSec or maxQueueingTimeMs
-// where the behavior uses it (Go code's 0 means Java's default); Relate and
-// Chain thread rules without refResource (Java lets them pass everything);
-// an unknown clusterConfig.thresholdType. count 0 is valid and blocks every
+// LoadRules checks every rule with Java's FlowRuleUtil.isValidRule: Java
+// skips an invalid rule with a log line, here the whole set is refused with
+// a runtime.RuleErrors naming each bad rule's index, field and reason
+// (`count -1 is negative`), and the rules in force stay. Refused beyond
+// Java: NaN or infinite counts; an explicit 0 in JSON for warmUpPeriodSec or
+// maxQueueingTimeMs where the behavior uses it (Go code's 0 means Java's
+// default); an unknown clusterConfig.thresholdType. What Java accepts
+// loads, with Java's meaning, and LintRules says what that meaning is: an
+// unknown strategy code, or a Relate or Chain thread rule without
+// refResource, passes every call (Java's FlowRuleChecker selects no node);
+// an unknown controlBehavior code rejects over the count, as Reject (Java's
+// generateRater). count 0 is valid and blocks every
 // call. Exact duplicates are loaded once (Java's HashSet). Rules returns
 // what is in force, defaults filled in.
 //

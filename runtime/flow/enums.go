@@ -48,7 +48,7 @@ var strategyEnum = ruleutil.Enum{Type: "Strategy", Names: map[int][]string{
 	0: {"Direct", "STRATEGY_DIRECT"},
 	1: {"Relate", "STRATEGY_RELATE"},
 	2: {"Chain", "STRATEGY_CHAIN"},
-}}
+}, Open: true}
 
 func (s Strategy) String() string { return strategyEnum.String(int(s)) }
 
@@ -56,7 +56,7 @@ func (s Strategy) String() string { return strategyEnum.String(int(s)) }
 func (s Strategy) MarshalJSON() ([]byte, error) { return strategyEnum.Marshal(int(s)) }
 
 // UnmarshalJSON accepts Java's code (0..2) or a name ("Direct", "Relate",
-// "Chain").
+// "Chain"). Another whole number loads as Java loads it (see LintRules).
 func (s *Strategy) UnmarshalJSON(data []byte) error { return strategyEnum.Unmarshal(data, (*int)(s)) }
 
 // ControlBehavior is what a QPS rule does with calls over its threshold
@@ -86,7 +86,7 @@ var behaviorEnum = ruleutil.Enum{Type: "ControlBehavior", Names: map[int][]strin
 	1: {"WarmUp", "CONTROL_BEHAVIOR_WARM_UP"},
 	2: {"Throttling", "RateLimiter", "Queueing", "CONTROL_BEHAVIOR_RATE_LIMITER"},
 	3: {"WarmUpThrottling", "WarmUpRateLimiter", "CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER"},
-}}
+}, Open: true}
 
 func (b ControlBehavior) String() string { return behaviorEnum.String(int(b)) }
 
@@ -94,7 +94,8 @@ func (b ControlBehavior) String() string { return behaviorEnum.String(int(b)) }
 func (b ControlBehavior) MarshalJSON() ([]byte, error) { return behaviorEnum.Marshal(int(b)) }
 
 // UnmarshalJSON accepts Java's code (0..3) or a name ("Reject", "WarmUp",
-// "Throttling", "WarmUpThrottling", "RateLimiter", ...).
+// "Throttling", "WarmUpThrottling", "RateLimiter", ...). Another whole
+// number loads as Java loads it (see LintRules).
 func (b *ControlBehavior) UnmarshalJSON(data []byte) error {
 	return behaviorEnum.Unmarshal(data, (*int)(b))
 }

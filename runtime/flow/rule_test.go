@@ -79,8 +79,8 @@ func TestRuleJSONWritesJavaCodes(t *testing.T) {
 func TestRuleJSONRejectsUnknownCodes(t *testing.T) {
 	for _, doc := range []string{
 		`{"resource":"a","grade":2}`,
-		`{"resource":"a","strategy":3}`,
-		`{"resource":"a","controlBehavior":7}`,
+		`{"resource":"a","strategy":"Sideways"}`,
+		`{"resource":"a","strategy":1.5}`,
 		`{"resource":"a","controlBehavior":"Sometimes"}`,
 		`{"resource":"a","grade":1.5}`,
 	} {

@@ -15,13 +15,22 @@ import (
 //   - Relate: the ClusterNode of RefResource, nil while that resource has
 //     never been declared or called (Java then passes the call);
 //   - Chain: the resource's node in the call's context, only when the
-//     context is named RefResource.
+//     context is named RefResource;
+//   - nil for Relate or Chain without a RefResource (a thread rule: Java
+//     validates refResource for QPS rules only) and for an unknown
+//     strategy code: Java's selectReferenceNode finds no node, and the
+//     call passes.
 func (br *boundRule) selectNode(c *runtime.Call) *stat.Node {
 	switch br.strategy {
+	case Direct:
+		return br.directNode(c)
 	case Relate:
+		if br.rule.RefResource == "" {
+			return nil
+		}
 		return br.ref.node()
 	case Chain:
-		if c.ContextName() != br.rule.RefResource {
+		if br.rule.RefResource == "" || c.ContextName() != br.rule.RefResource {
 			return nil
 		}
 		if n := c.Node(); n != nil {
@@ -29,7 +38,7 @@ func (br *boundRule) selectNode(c *runtime.Call) *stat.Node {
 		}
 		return nil
 	}
-	return br.directNode(c)
+	return nil
 }
 
 func (br *boundRule) directNode(c *runtime.Call) *stat.Node {

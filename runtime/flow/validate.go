@@ -28,10 +28,10 @@ func validate(rules []Rule) runtime.RuleErrors {
 }
 
 // validateRule is Java's FlowRuleUtil.isValidRule, which names no reason,
-// made to say what is wrong, plus the checks Java leaves out: NaN and
-// infinite counts, unknown grade, strategy and behavior codes (Java treats
-// an unknown behavior as Reject), and Relate or Chain thread rules without a
-// refResource (Java passes every call of those).
+// made to say what is wrong, plus Java's int range. What Java accepts
+// loads, with Java's meaning, and LintRules warns about it: an unknown
+// strategy code, an unknown controlBehavior code, a thread rule with
+// strategy Relate or Chain and no refResource.
 func validateRule(i int, r *Rule) runtime.RuleErrors {
 	var errs runtime.RuleErrors
 	bad := func(field, format string, args ...any) {
@@ -58,7 +58,8 @@ func validateRule(i int, r *Rule) runtime.RuleErrors {
 	switch r.Strategy {
 	case Direct:
 	case Relate, Chain:
-		if strings.TrimSpace(r.RefResource) == "" {
+		// Java checks refResource for QPS rules only (checkStrategyField).
+		if r.Grade == GradeQPS && strings.TrimSpace(r.RefResource) == "" {
 			what := "the related resource's name"
 			if r.Strategy == Chain {
 				what = "the name of the context (entrance) it limits"
@@ -66,11 +67,13 @@ func validateRule(i int, r *Rule) runtime.RuleErrors {
 			bad("refResource", "is blank; strategy %d (%s) needs %s", int(r.Strategy), r.Strategy, what)
 		}
 	default:
-		bad("strategy", "%d is not one of 0..2 (Direct, Relate, Chain)", int(r.Strategy))
+		if r.Strategy < 0 {
+			bad("strategy", "%d is negative; want one of 0..2 (Direct, Relate, Chain)", int(r.Strategy))
+		}
 	}
 	behaviorOK := r.ControlBehavior >= Reject && r.ControlBehavior <= WarmUpThrottling
-	if !behaviorOK {
-		bad("controlBehavior", "%d is not one of 0..3 (Reject, WarmUp, Throttling, WarmUpThrottling)", int(r.ControlBehavior))
+	if r.ControlBehavior < 0 {
+		bad("controlBehavior", "%d is negative; want one of 0..3 (Reject, WarmUp, Throttling, WarmUpThrottling)", int(r.ControlBehavior))
 	}
 	// Java's fields are ints.
 	if r.WarmUpPeriodSec > math.MaxInt32 {
@@ -97,7 +100,7 @@ func validateRule(i int, r *Rule) runtime.RuleErrors {
 		if r.ClusterMode {
 			bad("clusterMode", "is true on a regex rule; Java allows regex rules only in local mode")
 		}
-		if r.ControlBehavior != Reject && behaviorOK {
+		if r.ControlBehavior > Reject {
 			bad("controlBehavior", "%d (%s) on a regex rule; Java allows regex rules only with 0 (Reject)", int(r.ControlBehavior), r.ControlBehavior)
 		}
 	}
@@ -148,4 +151,43 @@ func validateCluster(r *Rule, bad func(field, format string, args ...any)) {
 	if cc.ResourceTimeoutStrategy < 0 {
 		bad("clusterConfig.resourceTimeoutStrategy", "%d must be >= 0", cc.ResourceTimeoutStrategy)
 	}
+}
+
+// LintRules reports the rules that Java's FlowRuleUtil.isValidRule accepts,
+// and so that load, but that probably do not do what their author meant,
+// each with what Java (and this runtime) does with it:
+//
+//   - an unknown strategy code (3 and up): FlowRuleChecker selects no
+//     node for it, so the rule passes every call;
+//   - a thread rule with strategy Relate or Chain and no refResource: no
+//     node either, every call passes (Java checks refResource for QPS
+//     rules only);
+//   - an unknown controlBehavior code (4 and up): Java's
+//     FlowRuleUtil.generateRater makes it a DefaultController, so the rule
+//     rejects over its count, as 0 (Reject) does.
+//
+// The result has the shape of a refusal (index, resource, field, reason);
+// nothing in it refuses anything.
+func LintRules(rules []Rule) runtime.RuleErrors {
+	var out runtime.RuleErrors
+	for i := range rules {
+		r := &rules[i]
+		warn := func(field, format string, args ...any) {
+			out = append(out, &runtime.RuleError{Index: i, Resource: r.Resource, Field: field, Reason: fmt.Sprintf(format, args...)})
+		}
+		switch {
+		case r.Strategy > Chain:
+			warn("strategy", "%d is not one of 0..2 (Direct, Relate, Chain); Java loads the rule and it passes every call (no statistics to read)", int(r.Strategy))
+		case (r.Strategy == Relate || r.Strategy == Chain) && r.Grade == GradeThread && r.RefResource == "":
+			warn("refResource", "is blank on a thread rule with strategy %d (%s); Java loads the rule and it passes every call (no statistics to read)", int(r.Strategy), r.Strategy)
+		}
+		if r.ControlBehavior > WarmUpThrottling {
+			if r.Grade == GradeQPS {
+				warn("controlBehavior", "%d is not one of 0..3; Java loads the rule and rejects calls over its count, as 0 (Reject) does", int(r.ControlBehavior))
+			} else {
+				warn("controlBehavior", "%d is not one of 0..3; Java ignores it, as every thread rule rejects calls over its count", int(r.ControlBehavior))
+			}
+		}
+	}
+	return out
 }

@@ -29,7 +29,9 @@
 // from NewRule. LoadRules validates as Java's ParamFlowRuleUtil.isValidRule
 // and more (see ValidateRules), and refuses the whole set, naming the
 // index, field and reason of each invalid rule; Java skips invalid rules
-// and items with a warning.
+// and items with a warning. A controlBehavior other than 0 and 2 (warm-up,
+// 1 or 3, which hot-parameter rules do not implement) loads as the token
+// bucket, as Java's ParamFlowChecker runs it; LintRules warns.
 //
 // # Semantics reproduced from Java
 //
@@ -57,7 +59,9 @@
 //     kind of that value (int, int8..int64, uint..uint64, and named types
 //     of them), double/float match float32 and float64, boolean bool, char
 //     a rune, byte or one-character string, anything else strings. An item
-//     that does not parse is an error (Java skips it).
+//     that does not parse, or has no object or a negative count, is
+//     skipped with a warning (LintRules), as Java skips it; a boolean item
+//     that is not "true" is false, as Java's Boolean.parseBoolean reads it.
 //   - A slice or array argument passes only if every element passes, in
 //     order; as in Java, tokens taken for earlier elements are not given
 //     back when a later one is refused (thread counts are).

@@ -17,7 +17,7 @@ const (
 	GradeQPS    Grade = 1 // calls of a value per durationInSec; Java's default
 )
 
-var gradeEnum = ruleutil.Enum{Type: "Grade", Names: map[int][]string{0: {"thread", "FLOW_GRADE_THREAD"}, 1: {"QPS", "FLOW_GRADE_QPS"}}}
+var gradeEnum = ruleutil.Enum{Type: "Grade", Names: map[int][]string{0: {"thread", "FLOW_GRADE_THREAD"}, 1: {"QPS", "FLOW_GRADE_QPS"}}, Open: true}
 
 func (g Grade) String() string { return gradeEnum.String(int(g)) }
 
@@ -31,8 +31,8 @@ func (g *Grade) UnmarshalJSON(data []byte) error {
 
 // ControlBehavior is how a QPS rule admits a value's calls (Java's
 // RuleConstant.CONTROL_BEHAVIOR_*). Hot-parameter rules know two: the
-// token bucket (0) and throttling (2). Warm-up (1, 3) is decoded so that
-// validation can say it is refused.
+// token bucket (0) and throttling (2). Any other code loads as the token
+// bucket, as in Java (LintRules warns about it).
 type ControlBehavior int
 
 const (
@@ -45,7 +45,7 @@ var behaviorEnum = ruleutil.Enum{Type: "ControlBehavior", Names: map[int][]strin
 	1: {"warm up", "CONTROL_BEHAVIOR_WARM_UP"},
 	2: {"rate limiter", "throttling", "CONTROL_BEHAVIOR_RATE_LIMITER"},
 	3: {"warm up rate limiter", "CONTROL_BEHAVIOR_WARM_UP_RATE_LIMITER"},
-}}
+}, Open: true}
 
 func (b ControlBehavior) String() string { return behaviorEnum.String(int(b)) }
 
@@ -138,7 +138,8 @@ func (r *Rule) UnmarshalJSON(data []byte) error {
 // "long", "short", "byte" (or java.lang.Integer...) match a Go argument of
 // any integer kind with that value; "double"/"float" a float32 or float64;
 // "boolean" a bool; "char" a rune, a byte or a one-character string; blank
-// or any other class a string. A value that does not parse is an error.
+// or any other class a string. An item whose value does not parse is
+// skipped, as Java skips it (LintRules says so).
 type Item struct {
 	Object    string `json:"object"`
 	ClassType string `json:"classType,omitempty"`

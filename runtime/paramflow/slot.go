@@ -15,9 +15,15 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	}
 	var k checker
 	for _, cr := range s.byResource[r.Name()] {
+		if cr.grade != GradeThread && cr.grade != GradeQPS {
+			continue // Java's passSingleValueCheck passes every call
+		}
 		k.rules = append(k.rules, bound{compiledRule: cr, values: cr.state.forResource(r.Name(), false), cluster: boundCluster(cr)})
 	}
 	for _, cr := range s.regex {
+		if cr.grade != GradeThread && cr.grade != GradeQPS {
+			continue
+		}
 		if cr.regex.MatchString(r.Name()) {
 			k.rules = append(k.rules, bound{compiledRule: cr, values: cr.state.forResource(r.Name(), true), cluster: boundCluster(cr)})
 		}

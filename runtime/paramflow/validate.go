@@ -17,10 +17,11 @@ import (
 // count >= 0, a known grade, paramIdx set, burstCount >= 0,
 // maxQueueingTimeMs >= 0, durationInSec > 0, a valid cluster config in
 // cluster mode, a compilable regex that is neither cluster mode nor
-// throttling), plus: NaN or infinite counts, warm-up control behaviors
-// (Java silently uses the token bucket for them), and items that Java
-// would skip with a warning (no object, no count, a negative count, an
-// object that does not parse as its classType).
+// throttling), plus NaN or infinite counts. What Java accepts loads with
+// Java's meaning, and LintRules says what it is: a controlBehavior other
+// than 0 and 2 is the token bucket, a grade other than 0 and 1 passes every
+// call, an item Java skips (no object, no count, a negative count, an
+// object that does not parse as its classType) is skipped.
 func ValidateRules(rules []Rule) error {
 	var errs runtime.RuleErrors
 	for i := range rules {
@@ -50,18 +51,14 @@ func validate(r *Rule) []*runtime.RuleError {
 	if math.IsNaN(r.Count) || math.IsInf(r.Count, 0) || r.Count < 0 {
 		bad("count", "%v is not a number >= 0", r.Count)
 	}
-	if r.Grade != GradeThread && r.Grade != GradeQPS {
-		bad("grade", "%d is not one of 0 (thread), 1 (QPS)", int(r.Grade))
+	if r.Grade < 0 {
+		bad("grade", "%d is negative; want 0 (thread) or 1 (QPS)", int(r.Grade))
 	}
 	if r.ParamIdx == nil {
 		bad("paramIdx", "is missing: it is required (the index of the limited argument; negative counts from the end)")
 	}
-	switch r.ControlBehavior {
-	case BehaviorDefault, BehaviorRateLimiter:
-	case 1, 3:
-		bad("controlBehavior", "%d (warm-up) is not supported by hot-parameter rules: use 0 (token bucket) or 2 (throttling)", int(r.ControlBehavior))
-	default:
-		bad("controlBehavior", "%d is not one of 0 (token bucket), 2 (throttling)", int(r.ControlBehavior))
+	if r.ControlBehavior < 0 {
+		bad("controlBehavior", "%d is negative; want 0 (token bucket) or 2 (throttling)", int(r.ControlBehavior))
 	}
 	if r.BurstCount < 0 {
 		bad("burstCount", "%d is negative", r.BurstCount)
@@ -92,11 +89,6 @@ func validate(r *Rule) []*runtime.RuleError {
 	if r.Regex && r.ControlBehavior != BehaviorDefault {
 		bad("controlBehavior", "a regex rule must use 0 (token bucket), not %d", int(r.ControlBehavior))
 	}
-	for j, it := range r.ParamFlowItemList {
-		if _, err := itemKeys(it); err != nil {
-			bad(fmt.Sprintf("paramFlowItemList[%d]", j), "%v", err)
-		}
-	}
 	return errs
 }
 
@@ -113,7 +105,8 @@ func clusterWindow(cc *ClusterConfig) (sampleCount, windowIntervalMs int) {
 
 // itemKeys parses an item as Java's parseItemValue and returns the keys of
 // the Go argument values it matches. Where Java skips an item with a
-// warning, it is an error here.
+// warning (ParamFlowRuleUtil.parseHotItems), the error says why and the
+// item is skipped here too.
 func itemKeys(it Item) ([]key, error) {
 	if it.noObject {
 		return nil, fmt.Errorf("object is missing")
@@ -146,13 +139,9 @@ func itemKeys(it Item) ([]key, error) {
 	case "boolean", "java.lang.Boolean":
 		// Java's Boolean.parseBoolean reads anything but "true" as false;
 		// a typo is refused here instead.
-		switch strings.ToLower(s) {
-		case "true":
-			return []key{boolKey(true)}, nil
-		case "false":
-			return []key{boolKey(false)}, nil
-		}
-		return nil, fmt.Errorf("object %q is not true or false", s)
+		// Java's Boolean.parseBoolean: anything but "true" is false
+		// (LintRules warns about what is neither).
+		return []key{boolKey(strings.EqualFold(s, "true"))}, nil
 	case "double", "java.lang.Double", "float", "java.lang.Float":
 		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil {
@@ -172,4 +161,42 @@ func itemKeys(it Item) ([]key, error) {
 		return []key{intKey(int64(r)), stringKey(s[:size])}, nil
 	}
 	return []key{stringKey(s)}, nil
+}
+
+// LintRules reports the rules that Java's ParamFlowRuleUtil.isValidRule
+// accepts, and so that load, but that probably do not do what their author
+// meant, each with what Java (and this runtime) does with it: a
+// controlBehavior other than 0 (token bucket) and 2 (throttling), such as 1
+// (warm-up), which Java's ParamFlowChecker runs as the token bucket; a
+// grade other than 0 and 1, which passes every call; an item that Java's
+// parseHotItems skips; a boolean item that is neither true nor false. The
+// result has the shape of a refusal; nothing in it refuses.
+func LintRules(rules []Rule) runtime.RuleErrors {
+	var out runtime.RuleErrors
+	for i := range rules {
+		r := &rules[i]
+		warn := func(field, format string, args ...any) {
+			out = append(out, &runtime.RuleError{Index: i, Resource: r.Resource, Field: field, Reason: fmt.Sprintf(format, args...)})
+		}
+		if r.Grade > GradeQPS {
+			warn("grade", "%d is not 0 (thread) or 1 (QPS); Java loads the rule and it passes every call", int(r.Grade))
+		}
+		for j, it := range r.ParamFlowItemList {
+			field := fmt.Sprintf("paramFlowItemList[%d]", j)
+			if _, err := itemKeys(it); err != nil {
+				warn(field, "%v; Java skips the item, so the rule's count applies to that value", err)
+			} else if c := strings.TrimSpace(it.ClassType); (c == "boolean" || c == "java.lang.Boolean") &&
+				!strings.EqualFold(it.Object, "true") && !strings.EqualFold(it.Object, "false") {
+				warn(field, "object %q is not true or false; Java's Boolean.parseBoolean reads it as false", it.Object)
+			}
+		}
+		if r.ControlBehavior > 0 && r.ControlBehavior != BehaviorRateLimiter && !r.Regex {
+			what := "is not 0 (token bucket) or 2 (throttling)"
+			if r.ControlBehavior == 1 || r.ControlBehavior == 3 {
+				what = "(warm-up) has no hot-parameter implementation"
+			}
+			warn("controlBehavior", "%d %s; Java loads the rule and limits with the token bucket, as 0 does", int(r.ControlBehavior), what)
+		}
+	}
+	return out
 }

@@ -33,8 +33,9 @@
 // (InForce shows them; Rules returns the rules as loaded). Unlike Java, the
 // set as a whole decides: Java turns checking on or off per rule, so a
 // last rule with every field unset switches all system protection off; that
-// bug is not copied. Also unlike Java, highestCpuUsage above 1 and NaN or
-// infinite values refuse the whole set (Java only warns, or loads them).
+// bug is not copied. Also unlike Java, NaN or infinite values refuse the
+// whole set (Java loads them). A highestCpuUsage above 1 is ignored, as
+// Java ignores it, and the rest of its rule loads (LintRules warns).
 //
 // # Checks
 //

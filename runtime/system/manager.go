@@ -42,8 +42,8 @@ func Property() *runtime.Property[[]Rule] { return property }
 //
 // A negative field is unset and any value >= 0 is a threshold, as in Java.
 // Refused (Java has no validation at all for system rules): NaN or
-// infinite values, and highestCpuUsage above 1 (Java ignores that field
-// with a warning and loads the rest of the rule).
+// infinite values. highestCpuUsage above 1 loads and is ignored, as Java
+// ignores it (LintRules warns).
 func ValidateRules(rules []Rule) error {
 	var errs runtime.RuleErrors
 	for i := range rules {
@@ -59,14 +59,25 @@ func ValidateRules(rules []Rule) error {
 				bad(f.name, fmt.Sprintf("%v is not a finite number (negative means unset)", f.v))
 			}
 		}
-		if finite(r.HighestCPUUsage) && r.HighestCPUUsage > 1 {
-			bad("highestCpuUsage", fmt.Sprintf("%v is above 1: CPU usage is a fraction in 0..1 (negative means unset)", r.HighestCPUUsage))
-		}
 	}
 	if len(errs) > 0 {
 		return errs
 	}
 	return nil
+}
+
+// LintRules reports what Java's SystemRuleManager loads but ignores: a
+// highestCpuUsage above 1 (CPU usage is a fraction in 0..1). The result
+// has the shape of a refusal; nothing in it refuses.
+func LintRules(rules []Rule) runtime.RuleErrors {
+	var out runtime.RuleErrors
+	for i := range rules {
+		if v := rules[i].HighestCPUUsage; finite(v) && v > 1 {
+			out = append(out, &runtime.RuleError{Index: i, Field: "highestCpuUsage",
+				Reason: fmt.Sprintf("%v is above 1; Java ignores it (CPU usage is a fraction in 0..1) and loads the rest of the rule", v)})
+		}
+	}
+	return out
 }
 
 // LoadRules replaces the system rules in force with rules, or refuses the
@@ -106,7 +117,8 @@ func compile(rules []Rule) *thresholds {
 		if v := r.HighestSystemLoad; v >= 0 && (t.loadRule == nil || v < t.load) {
 			t.load, t.loadRule = v, r
 		}
-		if v := r.HighestCPUUsage; v >= 0 && (t.cpuRule == nil || v < t.cpu) {
+		// Java's SystemRuleManager ignores a CPU usage above 1.
+		if v := r.HighestCPUUsage; v >= 0 && v <= 1 && (t.cpuRule == nil || v < t.cpu) {
 			t.cpu, t.cpuRule = v, r
 		}
 		if v := r.QPS; v >= 0 && (t.qpsRule == nil || v < t.qps) {

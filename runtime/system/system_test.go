@@ -316,7 +316,6 @@ func TestInvalidSetIsRefusedWhole(t *testing.T) {
 		rule  system.Rule
 		field string
 	}{
-		{"cpu above 1 (Java only warns)", rule(func(r *system.Rule) { r.HighestCPUUsage = 2.7 }), "highestCpuUsage"},
 		{"NaN qps", rule(func(r *system.Rule) { r.QPS = math.NaN() }), "qps"},
 		{"infinite load", rule(func(r *system.Rule) { r.HighestSystemLoad = math.Inf(1) }), "highestSystemLoad"},
 		{"-Inf cpu", rule(func(r *system.Rule) { r.HighestCPUUsage = math.Inf(-1) }), "highestCpuUsage"},
@@ -358,7 +357,7 @@ func TestPropertyLoadsRules(t *testing.T) {
 	rs := []system.Rule{rule(func(r *system.Rule) { r.MaxThread = 3 })}
 	require.NoError(t, system.Property().Update(rs))
 	assert.Equal(t, rs, system.Rules())
-	require.Error(t, system.Property().Update([]system.Rule{rule(func(r *system.Rule) { r.HighestCPUUsage = 3 })}))
+	require.Error(t, system.Property().Update([]system.Rule{rule(func(r *system.Rule) { r.HighestCPUUsage = math.NaN() })}))
 	assert.Equal(t, rs, system.Rules())
 	assert.Len(t, seen, 1)
 	require.NoError(t, system.Property().Update(nil))

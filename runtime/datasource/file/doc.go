@@ -46,8 +46,18 @@
 // # Events and status
 //
 // Subscribe (or WithSubscriber, WithEvents) reports each new version:
-// loaded with its rule count, or refused with its error. Status gives the
-// path, how the file is watched, the last load time and error, and counts.
+// loaded with its rule count and warnings, or refused with its error.
+// Status gives the path, how the file is watched, the last load time,
+// error and warnings, and counts. LastWarnings is what the version in force
+// does that Java accepts and its author should probably fix (comments,
+// quoted numbers, rules that do not do what they seem to); they are logged
+// once per version.
+//
+// # Java's policy
+//
+// A file with a rule Java's validators refuse is refused whole by default.
+// WithLoadOptions(datasource.WithPolicy(datasource.SkipInvalid)) loads the
+// rest instead, as Java does, with a warning for each rule left out.
 //
 // # Closing
 //

@@ -16,6 +16,7 @@ type config struct {
 	fsnotify  bool
 	events    chan<- datasource.Event
 	listeners []func(datasource.Event)
+	load      []datasource.Option
 }
 
 func defaults() config {
@@ -82,4 +83,12 @@ func WithSubscriber(fn func(datasource.Event)) Option {
 			c.listeners = append(c.listeners, fn)
 		}
 	}
+}
+
+// WithLoadOptions sets how each version is loaded, as every data source
+// takes it: datasource.WithPolicy(datasource.SkipInvalid) loads the valid
+// rules of a file that holds invalid ones, as Java does, with a warning
+// for each rule left out.
+func WithLoadOptions(opts ...datasource.Option) Option {
+	return func(c *config) { c.load = append(c.load, opts...) }
 }

@@ -282,22 +282,24 @@ func (s *Source) check(force bool) {
 		return
 	}
 	s.seen, s.lastKey = true, key
-	n := 0
+	var rep datasource.Report
 	if err == nil {
-		n, err = datasource.Load(s.path, data, s.kind)
+		rep, err = datasource.LoadReport(s.path, data, s.kind, s.cfg.load...)
 	}
-	s.record(n, err)
+	s.record(rep, err)
 }
 
 // record keeps the outcome of a new version, logs it, and tells subscribers.
-func (s *Source) record(n int, err error) {
+func (s *Source) record(rep datasource.Report, err error) {
 	now := time.Now()
-	ev := datasource.Event{Path: s.path, Kind: s.kind.Name(), Loaded: err == nil, Err: err, Rules: n, Time: now}
+	n := rep.Rules
+	ev := datasource.Event{Path: s.path, Kind: s.kind.Name(), Loaded: err == nil, Err: err, Rules: n, Time: now, Warnings: rep.Warnings}
 	s.mu.Lock()
 	s.status.LastChange = now
 	s.status.LastError = err
 	if err == nil {
 		s.status.LastLoad, s.status.Rules = now, n
+		s.status.Warnings = rep.Warnings
 		s.status.Loads++
 	} else {
 		s.status.Refusals++
@@ -314,8 +316,7 @@ func (s *Source) record(n int, err error) {
 	s.mu.Unlock()
 
 	if err == nil {
-		runtime.Logger().Info("sentinel: rules loaded",
-			slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.Int("rules", n))
+		datasource.LogReport(s.path, s.kind.Name(), rep)
 	} else {
 		runtime.Logger().Warn("sentinel: rule file refused; the rules in force are kept",
 			slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.String("error", summary(err)))
@@ -351,6 +352,15 @@ func summary(err error) string {
 		return err.Error()
 	}
 	return strings.Join(lines[:keep], "\n") + fmt.Sprintf("\n... and %d more", len(lines)-keep)
+}
+
+// LastWarnings is the warnings of the last version loaded (nil when it
+// had none): what Java accepts and its author should probably fix, and
+// the rules a SkipInvalid policy left out.
+func (s *Source) LastWarnings() []datasource.Warning {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.status.Warnings
 }
 
 // LastError is nil after a good load, and the reason of the last refusal

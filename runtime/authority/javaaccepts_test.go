@@ -1,0 +1,44 @@
+package authority_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/authority"
+)
+
+// Java's AuthorityRuleManager keeps the first rule of a resource and
+// ignores the rest ("Ignoring redundant rule"); isValidRule accepts any
+// strategy >= 0, and AuthorityRuleChecker.passCheck passes every call for
+// a strategy that is neither white nor black.
+func TestRulesJavaAcceptsLoadWithJavaMeaning(t *testing.T) {
+	rules := []authority.Rule{
+		{Resource: "auth-dup", LimitApp: "appA", Strategy: authority.Black},
+		{Resource: "auth-dup", LimitApp: "appB", Strategy: authority.Black}, // ignored
+		{Resource: "auth-odd", LimitApp: "appA", Strategy: 2},
+		{Resource: "auth-commas", LimitApp: ",,", Strategy: authority.White},
+	}
+	require.NoError(t, authority.ValidateRules(rules))
+	lint := authority.LintRules(rules)
+	require.Len(t, lint, 3)
+	assert.Equal(t, []string{"resource", "strategy", "limitApp"}, []string{lint[0].Field, lint[1].Field, lint[2].Field})
+	assert.Equal(t, 1, lint[0].Index)
+	assert.Contains(t, lint[0].Reason, "Java keeps that one and ignores this one")
+	assert.Contains(t, lint[1].Reason, "passes every call")
+	assert.Contains(t, lint[2].Reason, "as a white list it refuses every caller with an origin")
+
+	load(t, rules...)
+	assert.NotNil(t, enter("auth-dup", "appA"), "the first rule is in force")
+	assert.Nil(t, enter("auth-dup", "appB"), "the redundant one is not")
+	assert.Nil(t, enter("auth-odd", "appA"), "an unknown strategy passes")
+	var b *runtime.BlockError = enter("auth-commas", "appA")
+	assert.NotNil(t, b, "a white list naming no origin refuses every caller with one")
+	assert.Nil(t, enter("auth-commas", ""), "a call without an origin passes, as in Java")
+}
+
+func TestNegativeStrategyStaysRefused(t *testing.T) {
+	assert.Error(t, authority.ValidateRules([]authority.Rule{{Resource: "a", LimitApp: "b", Strategy: -1}}))
+}
