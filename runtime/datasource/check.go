@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sentinelgen/sentinelgen/internal/suggest"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -207,7 +208,7 @@ func checkResources(name string, kind Kind, rs RuleSet, declared []string) []Pro
 				continue
 			}
 			p.Message = fmt.Sprintf("no declared resource is named %q; this rule protects nothing", res)
-			if s := suggest(res, sorted); s != "" {
+			if s := suggest.Nearest(res, sorted); s != "" {
 				p.Message = fmt.Sprintf("no declared resource is named %q (did you mean %q?)", res, s)
 			}
 			out = append(out, p)

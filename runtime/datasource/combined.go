@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sentinelgen/sentinelgen/internal/suggest"
 	"strings"
 )
 
@@ -72,7 +73,7 @@ func (c *combinedKind) decode(name string, text []byte, jt *javaText) (RuleSet, 
 	for key := range sections {
 		if c.find(key) == nil {
 			msg := fmt.Sprintf("unknown rule kind %q (want one of %s)", key, strings.Join(c.keys(), ", "))
-			if s := suggest(key, c.keys()); s != "" {
+			if s := suggest.Nearest(key, c.keys()); s != "" {
 				msg = fmt.Sprintf("unknown rule kind %q (did you mean %q?)", key, s)
 			}
 			errs = append(errs, &Error{Name: name, Err: errors.New(msg)})
