@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sentinelgen/sentinelgen/internal/suggest"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+	"github.com/sentinelgen/sentinelgen/internal/suggest"
 )
 
 // Severity says whether a Problem makes a rule file unusable.

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sentinelgen/sentinelgen/internal/suggest"
 	"strings"
+
+	"github.com/sentinelgen/sentinelgen/internal/suggest"
 )
 
 // NewCombined returns a Kind for one document that holds several kinds
