@@ -1,7 +1,6 @@
 package testserver
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -11,13 +10,16 @@ import (
 
 // Proxy forwards TCP connections from its own loopback port to a server.
 // Cut drops every connection and refuses new ones until Restore: the
-// server stays up for everyone else.
+// server stays up for everyone else. Freeze stops forwarding without a
+// word, as a dead route or a crashed host does, until Thaw.
 type Proxy struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	cut   bool
+	mu     sync.Mutex
+	thawed *sync.Cond
+	cut    bool
+	frozen bool
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
 }
@@ -28,6 +30,7 @@ func StartProxy(t testing.TB, target string) *Proxy {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
+	p.thawed = sync.NewCond(&p.mu)
 	p.wg.Add(1)
 	go p.accept()
 	t.Cleanup(p.close)
@@ -54,8 +57,25 @@ func (p *Proxy) Restore() {
 	p.mu.Unlock()
 }
 
+// Freeze holds every byte in flight, on every connection, until Thaw.
+// Connections stay open and new ones are accepted.
+func (p *Proxy) Freeze() {
+	p.mu.Lock()
+	p.frozen = true
+	p.mu.Unlock()
+}
+
+// Thaw forwards again, what was held first.
+func (p *Proxy) Thaw() {
+	p.mu.Lock()
+	p.frozen = false
+	p.thawed.Broadcast()
+	p.mu.Unlock()
+}
+
 func (p *Proxy) close() {
 	_ = p.ln.Close()
+	p.Thaw()
 	p.Cut()
 	p.wg.Wait()
 }
@@ -96,7 +116,23 @@ func (p *Proxy) accept() {
 
 func (p *Proxy) pipe(dst, src net.Conn) {
 	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			for p.frozen {
+				p.thawed.Wait()
+			}
+			p.mu.Unlock()
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
 	_ = dst.Close()
 	_ = src.Close()
 	p.mu.Lock()

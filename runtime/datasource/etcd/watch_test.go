@@ -3,6 +3,9 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -359,4 +362,36 @@ func TestContextCancelStopsWatching(t *testing.T) {
 	cancel()
 	require.Eventually(t, func() bool { return src.Status().Watching == "closed" }, waitFor, tick)
 	require.NoError(t, src.Close())
+}
+
+// The dashboard's rule updates go to etcd through Save; the second editor,
+// whose instance had not seen the first one's write, is told.
+func TestDashboardUpdatesCompareAndSwap(t *testing.T) {
+	srv := testserver.StartEtcd(t)
+	w := srv.Client(t)
+	defer w.Close()
+	put(t, w, key, rules("v1"))
+	a := newInstance(t, srv, srv.Addr())
+	gate := make(chan struct{})
+	b := newInstance(t, srv, srv.Addr())
+	b.src.Subscribe(func(datasource.Event) { <-gate })
+	defer close(gate)
+	dashA := dashboard.New(dashboard.WithSource(a.src), dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: a.m.Kind(), Save: a.src.Save}))
+	dashB := dashboard.New(dashboard.WithSource(b.src), dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: b.m.Kind(), Save: b.src.Save}))
+
+	code, body := httpPut(dashA, "/api/rules/flow", rules("fromA"))
+	require.Equal(t, http.StatusOK, code, body)
+	code, body = httpPut(dashB, "/api/rules/flow", rules("fromB"))
+	assert.Equal(t, http.StatusInternalServerError, code)
+	assert.Contains(t, body, "the key changed since it was read")
+	got, err := w.Get(context.Background(), key)
+	require.NoError(t, err)
+	assert.Contains(t, string(got.Kvs[0].Value), "fromA")
+}
+
+func httpPut(h http.Handler, path, body string) (int, string) {
+	req := httptest.NewRequest(http.MethodPut, path, strings.NewReader(body))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
 }
