@@ -20,8 +20,8 @@ type Proxy struct {
 	thawed *sync.Cond
 	cut    bool
 	frozen bool
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	conns  map[net.Conn]struct{}
+	wg     sync.WaitGroup
 }
 
 // StartProxy forwards to target until the test ends.
