@@ -94,7 +94,8 @@ func rules(names ...string) string {
 // publish is what a writer does: SET and PUBLISH in one MULTI.
 func publish(t testing.TB, c goredis.UniversalClient, doc string) {
 	t.Helper()
-	require.NoError(t, redis.Publish(context.Background(), c, key, channel, []byte(doc)))
+	_, err := redis.Publish(context.Background(), c, key, channel, []byte(doc))
+	require.NoError(t, err)
 }
 
 // writer is a client of the server itself, closed at the test's end.

@@ -12,17 +12,19 @@ import (
 // Publish sets key to data and publishes data on channel in one
 // MULTI/EXEC, as Java's sentinel-datasource-redis prescribes: every
 // subscriber gets the message, and an instance that reconnects later
-// reads the same document from the key.
-func Publish(ctx context.Context, client redis.UniversalClient, key, channel string, data []byte) error {
-	_, err := client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+// reads the same document from the key. It returns how many subscribers
+// the message reached (on a Redis Cluster, those of one node).
+func Publish(ctx context.Context, client redis.UniversalClient, key, channel string, data []byte) (receivers int64, err error) {
+	var pub *redis.IntCmd
+	_, err = client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Set(ctx, key, data, 0)
-		p.Publish(ctx, channel, data)
+		pub = p.Publish(ctx, channel, data)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("redis:%s: %w", key, err)
+		return 0, fmt.Errorf("redis:%s: %w", key, err)
 	}
-	return nil
+	return pub.Val(), nil
 }
 
 // Save writes the rules of kind in force to the source's key and channel
@@ -43,5 +45,6 @@ func (s *Source) Save(kind datasource.Kind) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout)
 	defer cancel()
-	return Publish(ctx, s.client, s.key, s.channel, data)
+	_, err = Publish(ctx, s.client, s.key, s.channel, data)
+	return err
 }
