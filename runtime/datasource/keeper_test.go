@@ -131,3 +131,22 @@ func TestEncodeCheckedRefusesWhatWouldNotLoadAgain(t *testing.T) {
 	assert.Contains(t, err.Error(), "do not encode to a document that loads; not written")
 	assert.Contains(t, err.Error(), "resource is blank")
 }
+
+// FuzzKeeperOffer: whatever a source reads, the Keeper never panics, and a
+// version it refuses leaves the rules in force as they were.
+func FuzzKeeperOffer(f *testing.F) {
+	for _, seed := range []string{`[]`, `[{"resource":"a","count":1}]`, `[{"resource":`, ``, `null`, `{}`,
+		`[{"resource":"b","count":-1}]`, "\xff", `[null]`, `[{"resource":"c","grade":"QPS"}]`} {
+		f.Add([]byte(seed))
+	}
+	m := fakerules.New("flow")
+	k := datasource.NewKeeper(datasource.KeeperConfig{Name: "fuzz", Kind: m.Kind(), MaxSize: 1 << 16})
+	require.True(f, k.Offer([]byte(`[{"resource":"kept","count":1}]`), nil))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		before := m.Resources()
+		k.Offer(data, nil)
+		if k.LastError() != nil {
+			assert.Equal(t, before, m.Resources())
+		}
+	})
+}
