@@ -11,6 +11,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 )
@@ -19,7 +20,7 @@ import (
 type Source struct {
 	client *clientv3.Client
 	key    string
-	name   string // "etcd:" + key, in errors, events and Status
+	name   string // "etcd:" + key (as a valid label), in errors, events and Status
 	kind   datasource.Kind
 	cfg    config
 	keep   *datasource.Keeper
@@ -65,7 +66,7 @@ func Watch(ctx context.Context, client *clientv3.Client, key string, kind dataso
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Source{
-		client: client, key: key, name: "etcd:" + key, kind: kind, cfg: cfg,
+		client: client, key: key, name: "etcd:" + safetext.Label(key), kind: kind, cfg: cfg,
 		cancel: cancel, ready: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.keep = datasource.NewKeeper(datasource.KeeperConfig{

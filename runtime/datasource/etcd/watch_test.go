@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
@@ -394,4 +396,25 @@ func httpPut(h http.Handler, path, body string) (int, string) {
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
 	return rec.Code, rec.Body.String()
+}
+
+// A key is bytes to etcd; the source's name in errors, logs and metric
+// labels is valid UTF-8 whatever the key.
+func TestMetricsTakeTheSourceWhateverTheKey(t *testing.T) {
+	srv := testserver.StartEtcd(t)
+	c := srv.Client(t)
+	defer c.Close()
+	odd := "/rules/\xff\n"
+	put(t, c, odd, rules("a"))
+	src, err := etcd.Watch(context.Background(), c, odd, fakerules.New("flow").Kind())
+	require.NoError(t, err)
+	defer src.Close()
+	require.NoError(t, src.LastError())
+	assert.Equal(t, `etcd:/rules/\xff\n`, src.Status().Path)
+
+	reg := prometheus.NewPedanticRegistry()
+	require.NoError(t, reg.Register(metrics.NewCollector(metrics.WithSource(src))))
+	n, err := testutil.GatherAndCount(reg, "sentinel_datasource_loads_total")
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
 }

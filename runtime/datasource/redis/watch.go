@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 )
 
@@ -20,7 +21,7 @@ type Source struct {
 	client  redis.UniversalClient
 	key     string
 	channel string
-	name    string // "redis:" + key, in errors, events and Status
+	name    string // "redis:" + key (as a valid label), in errors, events and Status
 	kind    datasource.Kind
 	cfg     config
 	keep    *datasource.Keeper
@@ -71,7 +72,7 @@ func Watch(ctx context.Context, client redis.UniversalClient, key, channel strin
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Source{
-		client: client, key: key, channel: channel, name: "redis:" + key, kind: kind, cfg: cfg,
+		client: client, key: key, channel: channel, name: "redis:" + safetext.Label(key), kind: kind, cfg: cfg,
 		cancel: cancel, ready: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.keep = datasource.NewKeeper(datasource.KeeperConfig{
