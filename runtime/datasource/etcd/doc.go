@@ -49,7 +49,8 @@
 //
 // # Status
 //
-// Status().Path is "etcd:" and the key; Watching is "etcd watch",
-// "etcd unreachable; retrying" or "closed". The metrics collector and the
+// Status().Path is "etcd:" and the key; Watching is "etcd watch", or
+// "etcd unreachable; retrying" while a read fails or the client's
+// connection is down, or "closed". The metrics collector and the
 // dashboard take a Source as they take a rule file's (WithSource).
 package etcd

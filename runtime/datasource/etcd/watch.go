@@ -10,6 +10,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/connectivity"
 
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -38,6 +39,9 @@ type Source struct {
 	// (after its rules were loaded or refused), and mod the key's mod
 	// revision then (0: absent): what Save compares.
 	seen, mod int64
+	// What Status.Watching says: the last read failed, or the client's
+	// connection is not ready.
+	readFailed, connDown bool
 }
 
 // Watch reads key from etcd as rules of kind, then watches it by revision
@@ -86,6 +90,9 @@ func Watch(ctx context.Context, client *clientv3.Client, key string, kind dataso
 func (s *Source) loop(ctx context.Context) {
 	defer close(s.done)
 	defer s.keep.SetWatching("closed")
+	var mon sync.WaitGroup
+	defer mon.Wait()
+	mon.Go(func() { s.monitor(ctx) })
 	first := true
 	for {
 		next, ok := s.read(ctx)
@@ -97,7 +104,7 @@ func (s *Source) loop(ctx context.Context) {
 			return
 		}
 		if !ok {
-			s.keep.SetWatching("etcd unreachable; retrying")
+			s.setReadOK(false)
 			t := time.NewTimer(s.cfg.retry)
 			select {
 			case <-ctx.Done():
@@ -107,12 +114,53 @@ func (s *Source) loop(ctx context.Context) {
 			}
 			continue
 		}
-		s.keep.SetWatching("etcd watch")
+		s.setReadOK(true)
 		s.watch(ctx, next)
 		if ctx.Err() != nil {
 			return
 		}
 	}
+}
+
+// monitor follows the client's connection, so that Status tells an
+// outage while the watch waits for the server to come back (the client
+// resumes the watch by itself, without a word to the source).
+func (s *Source) monitor(ctx context.Context) {
+	conn := s.client.ActiveConnection()
+	if conn == nil {
+		return
+	}
+	for {
+		st := conn.GetState()
+		s.setConnOK(st == connectivity.Ready || st == connectivity.Idle)
+		if !conn.WaitForStateChange(ctx, st) {
+			return
+		}
+	}
+}
+
+func (s *Source) setReadOK(ok bool) {
+	s.mu.Lock()
+	s.readFailed = !ok
+	s.mu.Unlock()
+	s.showWatching()
+}
+
+func (s *Source) setConnOK(ok bool) {
+	s.mu.Lock()
+	s.connDown = !ok
+	s.mu.Unlock()
+	s.showWatching()
+}
+
+func (s *Source) showWatching() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	how := "etcd watch"
+	if s.readFailed || s.connDown {
+		how = "etcd unreachable; retrying"
+	}
+	s.keep.SetWatching(how)
 }
 
 // read gets the key and offers it; next is the revision to watch from.

@@ -173,6 +173,7 @@ func catchUp(t *testing.T, compact bool) {
 
 	proxy.Cut()
 	srv.Kill()
+	require.Eventually(t, func() bool { return in.src.Status().Watching == "etcd unreachable; retrying" }, waitFor, tick)
 	srv.Start()
 	put(t, w, key, rules("v2"))
 	last := put(t, w, key, rules("v3"))
@@ -188,6 +189,7 @@ func catchUp(t *testing.T, compact bool) {
 	in.eventuallyInForce("v3")
 	require.NoError(t, in.src.LastError())
 	assert.Equal(t, last, in.src.Revision())
+	require.Eventually(t, func() bool { return in.src.Status().Watching == "etcd watch" }, waitFor, tick)
 	mu.Lock()
 	if compact {
 		assert.Equal(t, []string{"v3"}, loaded, "read again: the last version only")
