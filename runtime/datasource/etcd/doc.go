@@ -20,8 +20,9 @@
 // so no version written in between is missed. Every change is loaded as a
 // file's would be, all or nothing. An update reaches the instances in
 // milliseconds: from a put to the last source having it in force,
-// BenchmarkPushToLastOfN measures 0.7 ms for one source, 1.0 ms for three
-// and 1.7 ms for ten (one etcd and every source on one 2-core machine).
+// BenchmarkPushToLastOfN measures 0.7-0.9 ms for one source, about 1 ms
+// for three and 1.7-2.5 ms for ten (two runs; one etcd and every source on
+// one shared 2-core machine).
 //
 // The rules in force are never cleared by accident: a malformed value, a
 // value a rule package refuses, an empty value, a value over the size cap
