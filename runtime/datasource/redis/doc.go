@@ -42,8 +42,8 @@
 // source reads the key again, and ends on the last document published. A
 // connection that goes silent without being closed (a crashed host, a
 // dropped route) is found by a ping after WithHealthCheck (5 s by default)
-// of silence, and replaced when that ping goes unanswered for as long
-// again. While Redis cannot be reached the rules in force stay, and the
+// of silence, and replaced when that ping goes unanswered for WithTimeout
+// (5 s by default). While Redis cannot be reached the rules in force stay, and the
 // source tries again every WithRetryInterval.
 //
 // # Writing back

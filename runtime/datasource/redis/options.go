@@ -33,8 +33,9 @@ func WithMaxSize(n int64) Option {
 	}
 }
 
-// WithTimeout bounds each read and write-back request, and the wait for
-// the first subscription (default 5 s).
+// WithTimeout bounds each read and write-back request, the wait for a
+// subscription to be confirmed and for a ping to be answered (default
+// 5 s).
 // d <= 0 keeps the default.
 func WithTimeout(d time.Duration) Option {
 	return func(c *config) {
@@ -56,8 +57,8 @@ func WithRetryInterval(d time.Duration) Option {
 
 // WithHealthCheck sets how long the subscription may stay silent before
 // the source pings Redis (default 5 s): a connection that died without a
-// word (a crashed host, a dropped route) is found and replaced. d <= 0
-// keeps the default.
+// word (a crashed host, a dropped route) leaves the ping unanswered for
+// WithTimeout, and is then replaced. d <= 0 keeps the default.
 func WithHealthCheck(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {

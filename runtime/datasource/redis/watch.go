@@ -98,29 +98,34 @@ func (s *Source) loop(ctx context.Context) {
 
 	s.first(ctx)
 	close(s.ready)
-	pinged := false
+	// awaiting: a ping or a new subscription is waiting for its answer,
+	// which gets WithTimeout rather than the health check's interval.
+	awaiting := false
 	for ctx.Err() == nil {
-		msg, err := s.sub().ReceiveTimeout(ctx, s.cfg.ping)
+		wait := s.cfg.ping
+		if awaiting {
+			wait = s.cfg.timeout
+		}
+		msg, err := s.sub().ReceiveTimeout(ctx, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
 			if isTimeout(err) {
-				if pinged {
-					// No answer to the last ping either: the connection died
-					// without a word (a crashed host, a dropped route). Start
-					// over on a new one.
+				if awaiting {
+					// No answer: the connection died without a word (a
+					// crashed host, a dropped route). Start over on a new
+					// one, whose subscription must be confirmed in time.
 					s.keep.SetWatching("redis unreachable; retrying")
 					s.resubscribe(ctx)
-					pinged = false
 					continue
 				}
 				// Silence: ask. The answer, or a failed write, tells.
 				_ = s.sub().Ping(ctx)
-				pinged = true
+				awaiting = true
 				continue
 			}
-			pinged = false
+			awaiting = false
 			s.keep.SetWatching("redis unreachable; retrying")
 			t := time.NewTimer(s.cfg.retry)
 			select {
@@ -131,7 +136,7 @@ func (s *Source) loop(ctx context.Context) {
 			}
 			continue
 		}
-		pinged = false
+		awaiting = false
 		s.handle(ctx, msg)
 	}
 }
