@@ -103,4 +103,23 @@
 // at all, without a word: a dashboard export that wraps each rule in
 // {"app": ..., "rule": {...}}, and a gateway rule's paramItem in a
 // hot-parameter file. Warnings never make the exit status 1.
+
+//
+// # Pushing rules to a fleet
+//
+//	sentinelgen rules push -etcd ADDR -key K [flags] FILE
+//	sentinelgen rules push -redis ADDR -key K -channel C [flags] FILE
+//
+// checks FILE exactly as rules check does (the same report, and -pkg,
+// -also and -tags), and only when it has no error publishes it: to an
+// etcd key (a put), or to a Redis key and channel (SET and PUBLISH in one
+// MULTI, as Java's sentinel-datasource-redis expects). A document the
+// instances would refuse never reaches them; what is published is the
+// bytes checked. -kind names the document's kind when its file name and
+// fields do not tell; -timeout bounds the wait for the server (10 s).
+// Instances follow the key with packages runtime/datasource/etcd and
+// runtime/datasource/redis. Exit status 1 when the file is refused or the
+// server fails, 2 for a usage error:
+//
+//	sentinelgen rules push -etcd 10.0.0.5:2379 -key /sentinel/orders/flow rules/flow.json
 package main

@@ -11,7 +11,8 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 )
 
-const rulesUsage = "usage: sentinelgen rules check [-pkg patterns] [-also names] [-tags list] FILE..."
+const rulesUsage = "usage: sentinelgen rules check [-pkg patterns] [-also names] [-tags list] FILE...\n" +
+	"       sentinelgen rules push (-etcd ADDR -key K | -redis ADDR -key K -channel C) [check flags] FILE"
 
 func init() {
 	commands["rules"] = runRules
@@ -23,6 +24,9 @@ func init() {
 // packages declares (a typo in a rule file protects nothing, silently, in
 // Java and in the Go port).
 func runRules(env runEnv, args []string) error {
+	if len(args) > 0 && args[0] == "push" {
+		return runRulesPush(env, args[1:])
+	}
 	if len(args) == 0 || args[0] != "check" {
 		fmt.Fprintln(env.stderr, rulesUsage)
 		return usageError{}
@@ -51,26 +55,43 @@ func runRules(env runEnv, args []string) error {
 		}
 	}
 
-	var declared []string // nil: no cross-check
-	if *pkgs != "" {
-		res, err := generator.Generate(generator.Config{
-			Dir: env.dir, Patterns: splitList(*pkgs), Tags: splitList(*tags), Env: env.environ,
-		})
-		if err != nil {
-			return err
-		}
-		declared = splitList(*also)
-		for _, p := range res.Packages {
-			declared = append(declared, p.Resources...)
-		}
-		sort.Strings(declared)
+	declared, err := declaredResources(env, *pkgs, *tags, *also)
+	if err != nil {
+		return err
 	}
-
 	problems, err := datasource.CheckFiles(files, declared)
 	if err != nil {
 		return err
 	}
-	failed := false
+	if printProblems(env, problems) {
+		return problemsError{}
+	}
+	return nil
+}
+
+// declaredResources is what the packages' //sentinel:resource directives
+// declare, and also; nil (no cross-check) when pkgs is empty.
+func declaredResources(env runEnv, pkgs, tags, also string) ([]string, error) {
+	if pkgs == "" {
+		return nil, nil
+	}
+	res, err := generator.Generate(generator.Config{
+		Dir: env.dir, Patterns: splitList(pkgs), Tags: splitList(tags), Env: env.environ,
+	})
+	if err != nil {
+		return nil, err
+	}
+	declared := splitList(also)
+	for _, p := range res.Packages {
+		declared = append(declared, p.Resources...)
+	}
+	sort.Strings(declared)
+	return declared, nil
+}
+
+// printProblems prints errors to stderr and warnings to stdout, and
+// reports whether there was an error.
+func printProblems(env runEnv, problems []datasource.Problem) (failed bool) {
 	for _, p := range problems {
 		p.File = relPath(env.dir, p.File)
 		if p.Severity == datasource.SeverityError {
@@ -80,10 +101,7 @@ func runRules(env runEnv, args []string) error {
 			fmt.Fprintln(env.stdout, p)
 		}
 	}
-	if failed {
-		return problemsError{}
-	}
-	return nil
+	return failed
 }
 
 func splitList(s string) []string {

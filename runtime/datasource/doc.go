@@ -108,5 +108,15 @@
 // # Writing rules back
 //
 // Kind.Encode writes the rules in force as Java-compatible JSON; package
-// datasource/file writes them atomically.
+// datasource/file writes them atomically. EncodeChecked also checks that
+// what is written loads again.
+//
+// # Sources
+//
+// Package datasource/file watches rule files; datasource/etcd an etcd key;
+// datasource/redis a Redis key and channel. Each reads its document and
+// hands every read to a Keeper, which loads new versions, keeps the rules
+// in force when one is refused, and keeps the Status and subscribers that
+// the dashboard and the metrics collector read. A source of your own does
+// the same.
 package datasource

@@ -2,14 +2,11 @@ package file
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,10 +35,7 @@ type Source struct {
 	// for the goroutine it runs on.
 	working atomic.Bool
 
-	mu      sync.Mutex
-	status  datasource.Status
-	subs    map[int]func(datasource.Event)
-	nextSub int
+	keep *datasource.Keeper // loads each new version; status and subscribers
 
 	// Owned by the watcher goroutine.
 	watcher  *fsnotify.Watcher
@@ -53,8 +47,6 @@ type Source struct {
 	targetDir string
 	lastFP    fingerprint
 	haveFP    bool
-	lastKey   [32]byte
-	seen      bool
 }
 
 // Watch loads the rule file at path as rules of kind, then follows its
@@ -102,13 +94,12 @@ func Watch(ctx context.Context, path string, kind datasource.Kind, opts ...Optio
 		path: path, abs: abs, dir: filepath.Dir(abs), base: filepath.Base(abs),
 		kind: kind, cfg: cfg,
 		stop: make(chan struct{}), ready: make(chan struct{}), done: make(chan struct{}),
-		subs: map[int]func(datasource.Event){},
 	}
-	for _, fn := range cfg.listeners {
-		s.subs[s.nextSub] = fn
-		s.nextSub++
-	}
-	s.status = datasource.Status{Path: path, Kind: kind.Name(), Watching: "poll"}
+	s.keep = datasource.NewKeeper(datasource.KeeperConfig{
+		Name: path, Kind: kind, Noun: "rule file", Watching: "poll",
+		MaxSize: cfg.maxSize, Subscribers: cfg.listeners, Events: cfg.events,
+		Load: cfg.load,
+	})
 	if cfg.fsnotify {
 		w, err := fsnotify.NewWatcher()
 		if err != nil {
@@ -136,11 +127,7 @@ func (s *Source) addWatch() {
 	s.setWatching("fsnotify+poll")
 }
 
-func (s *Source) setWatching(how string) {
-	s.mu.Lock()
-	s.status.Watching = how
-	s.mu.Unlock()
-}
+func (s *Source) setWatching(how string) { s.keep.SetWatching(how) }
 
 func (s *Source) loop(ctx context.Context) {
 	defer close(s.done)
@@ -248,10 +235,10 @@ func (s *Source) shutdown() {
 	s.setWatching("closed")
 }
 
-// check reads the file when it may have changed and loads a new version.
-// Unless force, an unchanged size, mtime and identity mean no read. A read
-// content (or read error) equal to the last one seen is not loaded again,
-// nor reported again.
+// check reads the file when it may have changed and offers it to the
+// Keeper. Unless force, an unchanged size, mtime and identity mean no
+// read. A read content (or read error) equal to the last one seen is not
+// loaded again, nor reported again.
 func (s *Source) check(force bool) {
 	s.working.Store(true)
 	defer s.working.Store(false)
@@ -266,135 +253,27 @@ func (s *Source) check(force bool) {
 	if de, ok := err.(*datasource.Error); ok {
 		de.Name = s.path
 	}
-	defer func() { // counted once the read is dealt with, so tests can wait on it
-		s.mu.Lock()
-		s.status.Reads++
-		s.mu.Unlock()
-	}()
 	s.followTarget() // even for unchanged content: the link may point elsewhere now
-	var key [32]byte
-	if err != nil {
-		key = sha256.Sum256([]byte("error\x00" + err.Error()))
-	} else {
-		key = sha256.Sum256(data)
-	}
-	if s.seen && key == s.lastKey {
-		return
-	}
-	s.seen, s.lastKey = true, key
-	var rep datasource.Report
-	if err == nil {
-		rep, err = datasource.LoadReport(s.path, data, s.kind, s.cfg.load...)
-	}
-	s.record(rep, err)
-}
-
-// record keeps the outcome of a new version, logs it, and tells subscribers.
-func (s *Source) record(rep datasource.Report, err error) {
-	now := time.Now()
-	n := rep.Rules
-	ev := datasource.Event{Path: s.path, Kind: s.kind.Name(), Loaded: err == nil, Err: err, Rules: n, Time: now, Warnings: rep.Warnings}
-	s.mu.Lock()
-	s.status.LastChange = now
-	s.status.LastError = err
-	if err == nil {
-		s.status.LastLoad, s.status.Rules = now, n
-		s.status.Warnings = rep.Warnings
-		s.status.Loads++
-	} else {
-		s.status.Refusals++
-	}
-	subs := make([]int, 0, len(s.subs))
-	for id := range s.subs {
-		subs = append(subs, id)
-	}
-	sort.Ints(subs)
-	fns := make([]func(datasource.Event), len(subs))
-	for i, id := range subs {
-		fns[i] = s.subs[id]
-	}
-	s.mu.Unlock()
-
-	if err == nil {
-		datasource.LogReport(s.path, s.kind.Name(), rep)
-	} else {
-		runtime.Logger().Warn("sentinel: rule file refused; the rules in force are kept",
-			slog.String("path", s.path), slog.String("kind", s.kind.Name()), slog.String("error", summary(err)))
-	}
-	for _, fn := range fns {
-		s.call(fn, ev)
-	}
-	if s.cfg.events != nil {
-		select {
-		case s.cfg.events <- ev:
-		default:
-		}
-	}
-}
-
-// call runs a subscriber; its panic is logged, not let loose on the
-// watcher goroutine (which would take the process down).
-func (s *Source) call(fn func(datasource.Event), ev datasource.Event) {
-	defer func() {
-		if p := recover(); p != nil {
-			runtime.Logger().Error("sentinel: rule file subscriber panicked",
-				slog.String("path", s.path), slog.Any("panic", p))
-		}
-	}()
-	fn(ev)
-}
-
-// summary keeps a log line readable when a file has thousands of bad rules.
-func summary(err error) string {
-	const keep = 10
-	lines := strings.Split(err.Error(), "\n")
-	if len(lines) <= keep {
-		return err.Error()
-	}
-	return strings.Join(lines[:keep], "\n") + fmt.Sprintf("\n... and %d more", len(lines)-keep)
+	s.keep.Offer(data, err)
 }
 
 // LastWarnings is the warnings of the last version loaded (nil when it
 // had none): what Java accepts and its author should probably fix, and
 // the rules a SkipInvalid policy left out.
-func (s *Source) LastWarnings() []datasource.Warning {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.status.Warnings
-}
+func (s *Source) LastWarnings() []datasource.Warning { return s.keep.LastWarnings() }
 
 // LastError is nil after a good load, and the reason of the last refusal
 // otherwise (a *datasource.Error: file, rule index, field, why).
-func (s *Source) LastError() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.status.LastError
-}
+func (s *Source) LastError() error { return s.keep.LastError() }
 
 // Status reports the source's state.
-func (s *Source) Status() datasource.Status {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.status
-}
+func (s *Source) Status() datasource.Status { return s.keep.Status() }
 
 // Subscribe calls fn, on the watcher goroutine, with every later Event (the
 // first load is over by the time Watch returns; see WithSubscriber). fn
 // should return quickly: the next version waits for it. cancel stops it.
 func (s *Source) Subscribe(fn func(datasource.Event)) (cancel func()) {
-	if fn == nil {
-		return func() {}
-	}
-	s.mu.Lock()
-	id := s.nextSub
-	s.nextSub++
-	s.subs[id] = fn
-	s.mu.Unlock()
-	return func() {
-		s.mu.Lock()
-		delete(s.subs, id)
-		s.mu.Unlock()
-	}
+	return s.keep.Subscribe(fn)
 }
 
 // Close stops watching; the rules in force stay in force. It is

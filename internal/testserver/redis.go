@@ -1,0 +1,79 @@
+package testserver
+
+import (
+	"context"
+	"net"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
+)
+
+// Redis is a redis-server process of the test's own, on a loopback port,
+// without persistence: a restart starts empty, as a crashed cache does.
+type Redis struct {
+	t    testing.TB
+	port int
+	cmd  *exec.Cmd
+}
+
+// StartRedis starts redis-server on a free loopback port and kills it when
+// the test ends.
+func StartRedis(t testing.TB) *Redis {
+	t.Helper()
+	_, err := exec.LookPath("redis-server")
+	require.NoError(t, err, "redis-server is required (Debian package redis-server; see .ci/redis.sh)")
+	s := &Redis{t: t, port: freePort(t)}
+	s.Start()
+	t.Cleanup(s.Kill)
+	return s
+}
+
+// Addr is host:port.
+func (s *Redis) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
+
+// Start runs redis-server on the server's port (again, after Kill) and
+// waits until it answers PING.
+func (s *Redis) Start() {
+	s.t.Helper()
+	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--protected-mode", "no")
+	require.NoError(s.t, s.cmd.Start())
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	defer rdb.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err := rdb.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return
+		}
+		require.True(s.t, time.Now().Before(deadline), "redis-server on %s did not answer: %v", s.Addr(), err)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Kill ends the server at once (SIGKILL), as a crash would.
+func (s *Redis) Kill() { kill(s.cmd); s.cmd = nil }
+
+// Client is a go-redis client for the test's own writes and inspection,
+// closed when the test ends.
+func (s *Redis) Client(t testing.TB) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
+func kill(cmd *exec.Cmd) {
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGCONT) // a stopped process cannot be reaped otherwise
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+}

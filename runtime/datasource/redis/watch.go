@@ -1,0 +1,267 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+)
+
+// Source is a Redis rule key and its channel. Its methods are safe for
+// concurrent use.
+type Source struct {
+	client  redis.UniversalClient
+	key     string
+	channel string
+	name    string // "redis:" + key (as a valid label), in errors, events and Status
+	kind    datasource.Kind
+	cfg     config
+	keep    *datasource.Keeper
+
+	cancel    context.CancelFunc
+	ready     chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+	// working is set while the watcher goroutine loads rules and tells
+	// subscribers: a Close from there must not wait for itself.
+	working atomic.Bool
+
+	psMu     sync.Mutex
+	ps       *redis.PubSub // replaced when a connection goes silent
+	psClosed bool
+}
+
+// Watch subscribes to channel, reads key as rules of kind, then loads every
+// message on channel as the new document, until ctx is done or Close is
+// called. After every reconnection the key is read again: messages sent
+// while the subscription was down are lost (pub/sub keeps nothing), the
+// key has the last document.
+//
+// The subscription is confirmed before the key is read, so a document
+// published between the two is not missed. The first read happens before
+// Watch returns (bounded by WithTimeout); its outcome is src.LastError()
+// (nil: loaded). An absent key, a refused document or an unreachable
+// server do not make Watch fail: the rules in force are kept, and the
+// source keeps trying. err is non-nil for a nil client or kind, an empty
+// key or channel, or a ctx already done.
+func Watch(ctx context.Context, client redis.UniversalClient, key, channel string, kind datasource.Kind, opts ...Option) (*Source, error) {
+	switch {
+	case client == nil:
+		return nil, errors.New("redis.Watch: nil client")
+	case kind == nil:
+		return nil, errors.New("redis.Watch: nil kind")
+	case key == "":
+		return nil, errors.New("redis.Watch: empty key")
+	case channel == "":
+		return nil, errors.New("redis.Watch: empty channel")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg := defaults()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Source{
+		client: client, key: key, channel: channel, name: "redis:" + safetext.Label(key), kind: kind, cfg: cfg,
+		cancel: cancel, ready: make(chan struct{}), done: make(chan struct{}),
+	}
+	s.keep = datasource.NewKeeper(datasource.KeeperConfig{
+		Name: s.name, Kind: kind, Noun: "redis rule key", Watching: "redis subscribe",
+		MaxSize: cfg.maxSize, Subscribers: cfg.listeners, Events: cfg.events,
+		Load: cfg.load,
+	})
+	s.ps = client.Subscribe(ctx, channel) // a failure here is retried by the first receive
+	go s.loop(ctx)
+	<-s.ready
+	return s, nil
+}
+
+func (s *Source) loop(ctx context.Context) {
+	defer close(s.done)
+	defer s.keep.SetWatching("closed")
+	// Closing the subscription is what wakes a receive blocked on the
+	// connection.
+	stop := context.AfterFunc(ctx, s.closeSub)
+	defer func() {
+		stop()
+		s.closeSub()
+	}()
+
+	s.first(ctx)
+	close(s.ready)
+	// awaiting: a ping or a new subscription is waiting for its answer,
+	// which gets WithTimeout rather than the health check's interval.
+	awaiting := false
+	for ctx.Err() == nil {
+		wait := s.cfg.ping
+		if awaiting {
+			wait = s.cfg.timeout
+		}
+		msg, err := s.sub().ReceiveTimeout(ctx, wait)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			if isTimeout(err) {
+				if awaiting {
+					// No answer: the connection died without a word (a
+					// crashed host, a dropped route). Start over on a new
+					// one, whose subscription must be confirmed in time.
+					s.keep.SetWatching("redis unreachable; retrying")
+					s.resubscribe(ctx)
+					continue
+				}
+				// Silence: ask. The answer, or a failed write, tells.
+				_ = s.sub().Ping(ctx)
+				awaiting = true
+				continue
+			}
+			awaiting = false
+			s.keep.SetWatching("redis unreachable; retrying")
+			t := time.NewTimer(s.cfg.retry)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			continue
+		}
+		awaiting = false
+		s.handle(ctx, msg)
+	}
+}
+
+func (s *Source) sub() *redis.PubSub {
+	s.psMu.Lock()
+	defer s.psMu.Unlock()
+	return s.ps
+}
+
+// resubscribe replaces the subscription and its connection.
+func (s *Source) resubscribe(ctx context.Context) {
+	s.psMu.Lock()
+	defer s.psMu.Unlock()
+	if s.psClosed {
+		return
+	}
+	_ = s.ps.Close()
+	s.ps = s.client.Subscribe(ctx, s.channel)
+}
+
+func (s *Source) closeSub() {
+	s.psMu.Lock()
+	defer s.psMu.Unlock()
+	s.psClosed = true
+	_ = s.ps.Close()
+}
+
+// first waits for the subscription and reads the key, or reports why it
+// could not.
+func (s *Source) first(ctx context.Context) {
+	deadline := time.Now().Add(s.cfg.timeout)
+	for {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			s.offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("no subscription to redis channel %q within %v", s.channel, s.cfg.timeout)})
+			return
+		}
+		msg, err := s.sub().ReceiveTimeout(ctx, wait)
+		if err != nil {
+			if ctx.Err() == nil {
+				s.keep.SetWatching("redis unreachable; retrying")
+				s.offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot subscribe to redis channel %q: %w", s.channel, err)})
+			}
+			return
+		}
+		s.handle(ctx, msg)
+		if _, ok := msg.(*redis.Subscription); ok {
+			return
+		}
+	}
+}
+
+func (s *Source) handle(ctx context.Context, msg any) {
+	switch m := msg.(type) {
+	case *redis.Subscription:
+		if m.Kind == "subscribe" && m.Channel == s.channel {
+			// Subscribed, at start or after a reconnection: what was
+			// published meanwhile is lost, the key holds the last document.
+			s.keep.SetWatching("redis subscribe")
+			s.read(ctx)
+		}
+	case *redis.Message:
+		if m.Channel == s.channel {
+			s.offer([]byte(m.Payload), nil)
+		}
+	}
+}
+
+// read gets the key and offers it.
+func (s *Source) read(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
+	data, err := s.client.Get(rctx, s.key).Bytes()
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+	case errors.Is(err, redis.Nil):
+		s.offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
+	case err != nil:
+		s.offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read the key from redis: %w", err)})
+	default:
+		s.offer(data, nil)
+	}
+}
+
+func (s *Source) offer(data []byte, err error) {
+	s.working.Store(true)
+	defer s.working.Store(false)
+	s.keep.Offer(data, err)
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// LastError is nil after a good load, and the reason of the last refusal
+// otherwise (a *datasource.Error: key, rule index, field, why).
+func (s *Source) LastError() error { return s.keep.LastError() }
+
+// LastWarnings is the warnings of the last version loaded (nil when it
+// had none).
+func (s *Source) LastWarnings() []datasource.Warning { return s.keep.LastWarnings() }
+
+// Status reports the source's state. Path is "redis:" and the key.
+func (s *Source) Status() datasource.Status { return s.keep.Status() }
+
+// Subscribe calls fn, on the watcher goroutine, with every later Event.
+// fn should return quickly: the next version waits for it. cancel stops
+// it.
+func (s *Source) Subscribe(fn func(datasource.Event)) (cancel func()) {
+	return s.keep.Subscribe(fn)
+}
+
+// Close unsubscribes; the rules in force stay in force, and the client
+// stays open (it is the caller's). It is idempotent, and returns once the
+// watcher goroutine has exited, except when called from that goroutine (a
+// subscriber or a property listener): then it returns at once. Close
+// always returns nil; the error is there for io.Closer.
+func (s *Source) Close() error {
+	s.closeOnce.Do(s.cancel)
+	if s.working.Load() {
+		return nil
+	}
+	<-s.done
+	return nil
+}
