@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 func TestBlockCountByType(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	s := newTestSlot(name)
 	s.block = func(*runtime.Call) bool { return true }

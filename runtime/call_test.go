@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 // funcSlot is a slot made of functions, bound to the resource it names.
@@ -41,7 +43,7 @@ func (s funcSlot) Exit(c *runtime.Call) {
 // waits moves the count, and what later slots read as now, to the end of
 // the wait, while the response time counts from the entry.
 func TestAWaitMovesTheCallsNowAndItsPass(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	name := t.Name()
 	t0 := clk.Millis()
 	var later int64
@@ -68,7 +70,7 @@ func TestAWaitMovesTheCallsNowAndItsPass(t *testing.T) {
 
 // A done context ends a wait early with its error.
 func TestSleepEndsWithTheCallersContext(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	var err error
 	register(t, name, 10, funcSlot{name: name, check: func(c *runtime.Call) *runtime.BlockError {
@@ -86,7 +88,7 @@ func TestSleepEndsWithTheCallersContext(t *testing.T) {
 // PassNow (Java's PriorityWaitException) admits the call without the later
 // slots, which neither check it nor see its exit.
 func TestPassNowSkipsTheLaterSlots(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	first, after := newTestSlot(name), newTestSlot(name)
 	register(t, name+"1", 10, first)
@@ -102,7 +104,7 @@ func TestPassNowSkipsTheLaterSlots(t *testing.T) {
 }
 
 func TestPrioritizedIsVisibleToSlots(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	var seen []bool
 	register(t, name, 10, funcSlot{name: name, check: func(c *runtime.Call) *runtime.BlockError {
@@ -128,7 +130,7 @@ func (currentExiter) ExitsOnCurrentRules() {}
 // the call exits (Java's DegradeSlot.exit looks its breakers up then);
 // others on the chain that admitted the call.
 func TestExitsOnCurrentRulesAfterARuleChange(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	var exits []string
 	gen := 0

@@ -7,13 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 func TestCallsOutsideAnyContextUseTheDefaultContext(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name, origin := runtime.ContextName(context.Background())
 	assert.Equal(t, runtime.DefaultContextName, name)
 	assert.Empty(t, origin)
@@ -24,7 +27,7 @@ func TestCallsOutsideAnyContextUseTheDefaultContext(t *testing.T) {
 }
 
 func TestEnterContextNamesTheEntranceAndOrigin(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	ctx := runtime.EnterContext(context.Background(), t.Name()+"-entrance", "appA")
 	name, origin := runtime.ContextName(ctx)
 	assert.Equal(t, t.Name()+"-entrance", name)
@@ -42,7 +45,7 @@ func TestEnterContextNamesTheEntranceAndOrigin(t *testing.T) {
 }
 
 func TestTheDefaultContextEnteredWithAnOriginSharesItsNodes(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	e, _ := runtime.Entry(context.Background(), t.Name())
 	e.Exit()
 	ctx := runtime.EnterContext(context.Background(), "", "appA")
@@ -74,7 +77,7 @@ func TestEnterContextInsideAContextKeepsTheOuterOne(t *testing.T) {
 }
 
 func TestNestedEntriesBuildTheCallTree(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	entrance := t.Name() + "-entrance"
 	ctx := runtime.EnterContext(context.Background(), entrance, "")
 	parent, _ := runtime.Entry(ctx, t.Name()+"/parent")
@@ -123,8 +126,8 @@ func TestEntryContextCarriesTheCallersValuesAndCancellation(t *testing.T) {
 }
 
 func TestExitingAParentFirstExitsItsOpenChildren(t *testing.T) {
-	c := handClock(t)
-	logs := captureLog(t)
+	c := clocktest.Install(t)
+	logs := logtest.Capture(t)
 	parent, _ := runtime.Entry(context.Background(), t.Name()+"/parent")
 	child, _ := runtime.Entry(parent.Context(), t.Name()+"/child")
 	grandchild, _ := runtime.Entry(child.Context(), t.Name()+"/grandchild")
@@ -135,7 +138,7 @@ func TestExitingAParentFirstExitsItsOpenChildren(t *testing.T) {
 		assert.EqualValues(t, 0, cn.Threads(), n)
 		assert.EqualValues(t, 1, cn.SuccessQPS(c.Millis()), n)
 	}
-	assert.Len(t, logs.lines("exited before its nested entry"), 2)
+	assert.Len(t, logs.Lines("exited before its nested entry"), 2)
 
 	assert.NotPanics(t, func() {
 		grandchild.Exit()
@@ -150,8 +153,8 @@ func TestExitingAParentFirstExitsItsOpenChildren(t *testing.T) {
 // entry exits it and its nested entries only: its parent stays open for
 // the caller whose deferred Exit is still to run.
 func TestExitingAMiddleEntryLeavesItsParentOpen(t *testing.T) {
-	c := handClock(t)
-	captureLog(t)
+	c := clocktest.Install(t)
+	logtest.Capture(t)
 	root, _ := runtime.Entry(context.Background(), t.Name()+"/root")
 	middle, _ := runtime.Entry(root.Context(), t.Name()+"/middle")
 	leaf, _ := runtime.Entry(middle.Context(), t.Name()+"/leaf")
@@ -168,7 +171,7 @@ func TestExitingAMiddleEntryLeavesItsParentOpen(t *testing.T) {
 }
 
 func TestChildrenOfAnExitedParentStandAlone(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	parent, _ := runtime.Entry(context.Background(), t.Name()+"/parent")
 	ctx := parent.Context()
 	parent.Exit()
@@ -181,7 +184,7 @@ func TestChildrenOfAnExitedParentStandAlone(t *testing.T) {
 // Children opened and exited on many goroutines while their parent exits
 // leave no thread count behind and race with nothing.
 func TestConcurrentChildrenAndParentExit(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	for range 20 {
 		parent, _ := runtime.Entry(context.Background(), t.Name()+"/parent")
 		ctx := parent.Context()
@@ -205,8 +208,8 @@ func TestConcurrentChildrenAndParentExit(t *testing.T) {
 }
 
 func TestOriginsPerResourceAreCapped(t *testing.T) {
-	handClock(t)
-	logs := captureLog(t)
+	clocktest.Install(t)
+	logs := logtest.Capture(t)
 	name := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano()) // fresh under -count
 	for i := range runtime.MaxOriginsPerResource + 10 {
 		ctx := runtime.EnterContext(context.Background(), "origins", fmt.Sprintf("o%d", i))
@@ -221,7 +224,7 @@ func TestOriginsPerResourceAreCapped(t *testing.T) {
 	require.NotNil(t, overflow, "origins past the cap are counted together")
 	assert.EqualValues(t, 10, overflow.PassQPS(runtime.NowMillis()))
 	assert.EqualValues(t, 0, cn.Threads())
-	assert.Len(t, logs.lines("origin limit reached"), 1)
+	assert.Len(t, logs.Lines("origin limit reached"), 1)
 }
 
 func TestLongOriginsAreCut(t *testing.T) {
@@ -247,7 +250,7 @@ func TestEnterContextAllocatesOnce(t *testing.T) {
 }
 
 func TestEntryInContextEntersTheContextAndTheEntryInOneAllocation(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	res := runtime.Declare(runtime.ResourceSpec{Name: t.Name()})
 	e, b := res.EntryInContext(context.Background(), "web-one-alloc", "appA")
 	require.Nil(t, b)

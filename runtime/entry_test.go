@@ -8,13 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 func TestEntryCountsPassCompletionAndThreads(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	name := t.Name()
 	e, b := runtime.Entry(context.Background(), name)
 	require.Nil(t, b)
@@ -35,7 +37,7 @@ func TestEntryCountsPassCompletionAndThreads(t *testing.T) {
 }
 
 func TestExitIsIdempotent(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	name := t.Name()
 	e, _ := runtime.Entry(context.Background(), name)
 	e.Exit()
@@ -72,7 +74,7 @@ func TestErrorsAreRecordedAsExceptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := handClock(t)
+			c := clocktest.Install(t)
 			e, b := runtime.Entry(context.Background(), t.Name())
 			require.Nil(t, b)
 			tt.run(e)
@@ -84,7 +86,7 @@ func TestErrorsAreRecordedAsExceptions(t *testing.T) {
 }
 
 func TestBatchCount(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	e, _ := runtime.Entry(context.Background(), t.Name(), runtime.WithBatchCount(5))
 	e.Exit()
 	cn := runtime.LookupResource(t.Name()).ClusterNode()
@@ -97,7 +99,7 @@ func TestBatchCount(t *testing.T) {
 }
 
 func TestInboundCallsCountOnTheInboundNode(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	in := runtime.InboundNode()
 	before := in.PassQPS(c.Millis())
 	e, _ := runtime.Entry(context.Background(), t.Name()+"/in", runtime.WithTrafficType(runtime.Inbound))
@@ -110,7 +112,7 @@ func TestInboundCallsCountOnTheInboundNode(t *testing.T) {
 }
 
 func TestDeclaredTrafficAndTypeApplyToEveryCall(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	r := runtime.Declare(runtime.ResourceSpec{Name: t.Name(), Traffic: runtime.Inbound, Type: runtime.Web, Params: []string{"id"}})
 	assert.Same(t, r, runtime.LookupResource(t.Name()))
 	assert.Equal(t, []string{"id"}, r.Spec().Params)
@@ -130,7 +132,7 @@ func TestDeclaredTrafficAndTypeApplyToEveryCall(t *testing.T) {
 }
 
 func TestConcurrentCallsLeaveNoThreadsAndLoseNoCounts(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	r := runtime.Declare(runtime.ResourceSpec{Name: t.Name()})
 	const goroutines, calls = 8, 500
 	var wg sync.WaitGroup
@@ -159,7 +161,7 @@ func TestConcurrentCallsLeaveNoThreadsAndLoseNoCounts(t *testing.T) {
 }
 
 func TestBlockedCallIsCountedExitedAndReturnsNoEntry(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	name := t.Name()
 	s := newTestSlot(name)
 	s.block = func(*runtime.Call) bool { return true }

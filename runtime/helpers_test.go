@@ -1,55 +1,12 @@
 package runtime_test
 
 import (
-	"bytes"
 	"log/slog"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
-	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
-
-// handClock installs a hand-stepped clock for the test.
-func handClock(t *testing.T) *clocktest.Clock {
-	t.Helper()
-	c := clocktest.New()
-	t.Cleanup(runtime.SetClock(c))
-	return c
-}
-
-// logBuffer captures the runtime's log for the test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) lines(containing string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range strings.Split(l.buf.String(), "\n") {
-		if line != "" && strings.Contains(line, containing) {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
-func captureLog(t *testing.T) *logBuffer {
-	t.Helper()
-	lb := &logBuffer{}
-	runtime.SetLogger(slog.New(slog.NewTextHandler(lb, nil)))
-	t.Cleanup(func() { runtime.SetLogger(slog.New(slog.DiscardHandler)) })
-	return lb
-}
 
 // testSlot is a slot that applies to the resources it names and records
 // what the chain asks of it.

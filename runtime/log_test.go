@@ -8,15 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 func TestBlocksAreLoggedOncePerResourceRuleAndOriginPerSecond(t *testing.T) {
 	runtime.FlushBlockLog() // earlier tests' blocks
-	c := handClock(t)
-	logs := captureLog(t)
+	c := clocktest.Install(t)
+	logs := logtest.Capture(t)
 	name := t.Name()
 	s := newTestSlot(name)
 	s.block = func(*runtime.Call) bool { return true }
@@ -30,18 +33,18 @@ func TestBlocksAreLoggedOncePerResourceRuleAndOriginPerSecond(t *testing.T) {
 		_, b := runtime.Entry(runtime.EnterContext(context.Background(), "web", "appA"), name)
 		require.NotNil(t, b)
 	}
-	assert.Empty(t, logs.lines("resource="+name), "a second is written once it is over")
+	assert.Empty(t, logs.Lines("resource="+name), "a second is written once it is over")
 
 	c.Advance(time.Second)
 	_, _ = runtime.Entry(context.Background(), name)
-	lines := logs.lines("resource=" + name)
+	lines := logs.Lines("resource=" + name)
 	require.Len(t, lines, 2, "a storm of blocks is one line per origin")
 	assert.Contains(t, lines[0], "blocks=1000")
 	assert.Contains(t, lines[1], "origin=appA")
 	assert.Contains(t, lines[1], "blocks=3")
 
 	runtime.FlushBlockLog()
-	lines = logs.lines("resource=" + name)
+	lines = logs.Lines("resource=" + name)
 	require.Len(t, lines, 3)
 	assert.Contains(t, lines[2], "blocks=1", "Flush writes the current second")
 }
@@ -51,8 +54,8 @@ func TestBlocksAreLoggedOncePerResourceRuleAndOriginPerSecond(t *testing.T) {
 // number of lines and bytes, and its lines count every block.
 func TestBlockLogUnderAStormOfOrigins(t *testing.T) {
 	runtime.FlushBlockLog()
-	c := handClock(t)
-	logs := captureLog(t)
+	c := clocktest.Install(t)
+	logs := logtest.Capture(t)
 	const resources, origins = 40, 100_000
 	names := make([]string, resources)
 	for i := range names {
@@ -70,7 +73,7 @@ func TestBlockLogUnderAStormOfOrigins(t *testing.T) {
 	runtime.FlushBlockLog()
 
 	var lines []string
-	for _, l := range logs.lines("sentinel: blocked") {
+	for _, l := range logs.Lines("sentinel: blocked") {
 		if strings.Contains(l, t.Name()) || strings.Contains(l, "folded resources") {
 			lines = append(lines, l)
 		}

@@ -6,9 +6,11 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 func TestChainHasJavasOrder(t *testing.T) {
@@ -26,7 +28,7 @@ func TestChainHasJavasOrder(t *testing.T) {
 }
 
 func TestSlotsRunInOrderAndExitWhatTheyAdmitted(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	first, second, third := newTestSlot(name), newTestSlot(name), newTestSlot(name)
 	register(t, name+"3", 30, third)
@@ -42,7 +44,7 @@ func TestSlotsRunInOrderAndExitWhatTheyAdmitted(t *testing.T) {
 }
 
 func TestALaterBlockExitsTheSlotsThatAdmittedTheCall(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	first, blocker, after := newTestSlot(name), newTestSlot(name), newTestSlot(name)
 	blocker.block = func(*runtime.Call) bool { return true }
@@ -59,7 +61,7 @@ func TestALaterBlockExitsTheSlotsThatAdmittedTheCall(t *testing.T) {
 }
 
 func TestSlotsBindOnlyWhereTheyApply(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	s := newTestSlot(t.Name() + "/yes")
 	register(t, t.Name(), 0, s)
 	for _, n := range []string{"/yes", "/no"} {
@@ -70,7 +72,7 @@ func TestSlotsBindOnlyWhereTheyApply(t *testing.T) {
 }
 
 func TestRegisteringAfterFirstUseRebindsTheChain(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	e, _ := runtime.Entry(context.Background(), name)
 	e.Exit()
@@ -88,7 +90,7 @@ func TestRegisteringAfterFirstUseRebindsTheChain(t *testing.T) {
 }
 
 func TestRulesChangedRebindsTheChain(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	var mu sync.Mutex
 	applies := false
@@ -116,7 +118,7 @@ func TestRulesChangedRebindsTheChain(t *testing.T) {
 }
 
 func TestExitUsesTheChainTheCallEnteredWith(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	s := newTestSlot(name)
 	register(t, name, 0, s)
@@ -128,7 +130,7 @@ func TestExitUsesTheChainTheCallEnteredWith(t *testing.T) {
 }
 
 func TestNeedsArgsFollowsTheBoundSlots(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	r := runtime.Declare(runtime.ResourceSpec{Name: t.Name()})
 	assert.False(t, r.NeedsArgs())
 	s := newTestSlot(t.Name())
@@ -144,7 +146,7 @@ func TestNeedsArgsFollowsTheBoundSlots(t *testing.T) {
 
 // Registering slots while calls run is free of data races.
 func TestRegisterSlotWhileCallsRun(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	name := t.Name()
 	r := runtime.Declare(runtime.ResourceSpec{Name: name})
 	var wg sync.WaitGroup

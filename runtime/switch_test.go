@@ -8,13 +8,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 // Java's Constants.ON, read first in CtSph.entryWithPriority: off, a call
 // gets an entry with no chain, so no slot checks it and no node counts it.
 func TestSwitchOffPassesEverythingAndCountsNothing(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	name := t.Name()
 	s := newTestSlot(name)
 	s.block = func(*runtime.Call) bool { return true }
@@ -47,7 +49,7 @@ func TestSwitchOffPassesEverythingAndCountsNothing(t *testing.T) {
 // An entry admitted while on still counts its completion when it exits
 // while off, so the thread count returns to zero.
 func TestSwitchOffBetweenEntryAndExitKeepsThreadsBalanced(t *testing.T) {
-	c := handClock(t)
+	c := clocktest.Install(t)
 	name := t.Name()
 	t.Cleanup(func() { runtime.SetEnabled(true) })
 	e, b := runtime.Entry(context.Background(), name)
@@ -63,12 +65,12 @@ func TestSwitchOffBetweenEntryAndExitKeepsThreadsBalanced(t *testing.T) {
 }
 
 func TestSwitchChangesAreLogged(t *testing.T) {
-	lb := captureLog(t)
+	lb := logtest.Capture(t)
 	t.Cleanup(func() { runtime.SetEnabled(true) })
 	runtime.SetEnabled(false)
 	runtime.SetEnabled(false) // no change, no line
 	runtime.SetEnabled(true)
-	lines := lb.lines("global switch changed")
+	lines := lb.Lines("global switch changed")
 	require.Len(t, lines, 2)
 	assert.Contains(t, lines[0], "enabled=false")
 	assert.Contains(t, lines[1], "enabled=true")
@@ -78,7 +80,7 @@ func TestSwitchChangesAreLogged(t *testing.T) {
 // a call entered while off is never counted, one entered while on is
 // counted to its exit.
 func TestSwitchChangesBetweenNestedCalls(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	t.Cleanup(func() { runtime.SetEnabled(true) })
 	outer, inner := t.Name()+".outer", t.Name()+".inner"
 

@@ -1,6 +1,12 @@
 // Package clocktest provides a hand-stepped clock for tests of code protected
 // by the sentinelgen runtime:
 //
+//	c := clocktest.Install(t) // the runtime's clock until the test ends
+//	... runtime.Entry(...) ...
+//	c.Advance(500 * time.Millisecond)
+//
+// or, outside a test:
+//
 //	c := clocktest.New()
 //	defer runtime.SetClock(c)()
 //	... runtime.Entry(...) ...
@@ -14,7 +20,10 @@ package clocktest
 import (
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 // Clock is a manual clock. Sleep advances it instead of waiting. It is safe
@@ -65,3 +74,12 @@ func (c *Clock) Advance(d time.Duration) {
 
 // Millis returns the clock's time in Unix milliseconds.
 func (c *Clock) Millis() int64 { return c.Now().UnixMilli() }
+
+// Install makes a new Clock the runtime's clock (runtime.SetClock) until
+// the test ends, and returns it.
+func Install(tb testing.TB) *Clock {
+	tb.Helper()
+	c := New()
+	tb.Cleanup(runtime.SetClock(c))
+	return c
+}

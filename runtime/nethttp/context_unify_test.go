@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
@@ -20,7 +21,7 @@ import (
 // FlowRuleChecker.selectReferenceNode picks the node only when the
 // context's name equals refResource.
 func TestWebContextUnifyFalseLetsChainRulesNameARoute(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	require.NoError(t, flow.LoadRules([]flow.Rule{{
 		Resource: "unify-inventory", Grade: flow.GradeQPS, Count: 1,
 		Strategy: flow.Chain, RefResource: "/unify/order",

@@ -2,27 +2,19 @@ package nethttp_test
 
 import (
 	"context"
-	"go.uber.org/goleak"
 	"log/slog"
 	"net/http"
 	"sync"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"github.com/sentinelgen/sentinelgen/runtime"
-	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
 func TestMain(m *testing.M) {
 	runtime.SetLogger(slog.New(slog.DiscardHandler))
 	m.Run()
-}
-
-// handClock installs a hand-stepped clock for the test.
-func handClock(t *testing.T) *clocktest.Clock {
-	t.Helper()
-	c := clocktest.New()
-	t.Cleanup(runtime.SetClock(c))
-	return c
 }
 
 // call is what a recorder slot saw of one call.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -81,7 +82,7 @@ func TestHandlerPanicIsRecordedAndGoesOn(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := handClock(t)
+			clk := clocktest.Install(t)
 			rec := record(t)
 			name := "/mw/panic/" + string(rune('a'+i))
 			h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic(tt.value) })
@@ -128,7 +129,7 @@ func TestErrorStatusesAreRecordedAsExceptions(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := handClock(t)
+			clk := clocktest.Install(t)
 			rec := record(t)
 			name := "/mw/status/" + string(rune('a'+i))
 			h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tt.status) })
@@ -178,7 +179,7 @@ func TestStatusIsReadFromWritesFlushesAndInformationalHeaders(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := handClock(t)
+			clk := clocktest.Install(t)
 			record(t)
 			name := "/mw/writes/" + string(rune('a'+i))
 			serve(name, tt.handler, httptest.NewRequest("GET", name, nil))
@@ -264,7 +265,7 @@ func TestRequestContextCancellationReachesTheHandler(t *testing.T) {
 }
 
 func TestHandlerGoexitExitsTheEntryWithoutAnError(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	record(t)
 	h := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { goruntime.Goexit() })
 	mux := http.NewServeMux()

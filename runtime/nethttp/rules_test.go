@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
@@ -21,7 +22,7 @@ import (
 // circuit breaker fed by the transport's 5xx responses.
 
 func TestFlowRuleOnTheRoutePatternAnswers429BeyondItsThreshold(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: "/rules/order/{id}", Grade: flow.GradeQPS, Count: 2}}))
 	t.Cleanup(func() { _ = flow.LoadRules(nil) })
 	mux := http.NewServeMux()
@@ -48,7 +49,7 @@ func TestFlowRuleOnTheRoutePatternAnswers429BeyondItsThreshold(t *testing.T) {
 }
 
 func TestBreakerOpensOnDownstream5xxAndTheFallbackAnswers(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	const u = "http://down.example.com/rules/pay"
 	require.NoError(t, degrade.LoadRules([]degrade.Rule{{
 		Resource: "POST:" + u, Grade: degrade.ErrorCount, Count: 1, TimeWindow: 1, MinRequestAmount: 2,
@@ -92,7 +93,7 @@ func TestBreakerOpensOnDownstream5xxAndTheFallbackAnswers(t *testing.T) {
 }
 
 func TestBreakerOpensOnHandlerPanicsAndErrorStatuses(t *testing.T) {
-	handClock(t)
+	clocktest.Install(t)
 	require.NoError(t, degrade.LoadRules([]degrade.Rule{{
 		Resource: "/rules/flaky", Grade: degrade.ErrorCount, Count: 1, TimeWindow: 1, MinRequestAmount: 2,
 	}}))

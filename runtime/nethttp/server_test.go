@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -49,7 +50,7 @@ func get(t *testing.T, c *http.Client, url string) (*http.Response, string) {
 
 func TestMiddlewareOnARealListener(t *testing.T) {
 	noLeaks(t)
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	record(t).blocking("/srv/blocked")
 
 	mux := http.NewServeMux()

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -121,7 +122,7 @@ func TestTransportRecordsErrorsAndErrorStatuses(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := handClock(t)
+			clk := clocktest.Install(t)
 			rec := record(t)
 			u := "http://errors.example.com/tr/" + string(rune('a'+i))
 			client := &http.Client{Transport: nethttp.Transport(tt.base, tt.opts...)}
@@ -221,7 +222,7 @@ func TestTransportEntryLastsUntilTheBodyIsDone(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := handClock(t)
+			clk := clocktest.Install(t)
 			record(t)
 			u := "http://body.example.com/tr/body/" + string(rune('a'+i))
 			resp, err := nethttp.Transport(respond(200, "0123456789")).RoundTrip(httptest.NewRequest("GET", u, nil))
@@ -255,7 +256,7 @@ func (r *failingReader) Read(p []byte) (int, error) {
 }
 
 func TestTransportBodyReadErrorIsRecorded(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	rec := record(t)
 	const u = "http://body.example.com/tr/readerror"
 	base := roundTripFunc(func(r *http.Request) (*http.Response, error) {
@@ -301,7 +302,7 @@ func TestTransportBodyNeverClosedIsExitedWhenCollected(t *testing.T) {
 }
 
 func TestTransportPanicInBaseIsRecordedAndGoesOn(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	record(t)
 	const u = "http://panic.example.com/tr/panic"
 	base := roundTripFunc(func(*http.Request) (*http.Response, error) { panic("transport bug") })
@@ -350,7 +351,7 @@ func TestTransportForwardsCloseIdleConnections(t *testing.T) {
 
 func TestTransportOnARealListenerNestsUnderTheInboundRequest(t *testing.T) {
 	noLeaks(t)
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	record(t)
 
 	downstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

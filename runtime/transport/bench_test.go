@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/transport"
 )
 
@@ -14,7 +15,7 @@ import (
 // costs every second, with 1,000 resources called each second for a
 // minute.
 func BenchmarkMetricNodes(b *testing.B) {
-	clk := handClockB(b)
+	clk := clocktest.Install(b)
 	for range 60 {
 		for i := range 1000 {
 			if e, blk := runtime.Entry(context.Background(), fmt.Sprintf("bench.metric.%d", i)); blk == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime/transport"
 )
 
@@ -156,27 +157,27 @@ func TestHeartbeatsRegisterWithEveryDashboard(t *testing.T) {
 }
 
 func TestHeartbeatOutageIsLoggedOncePerOutage(t *testing.T) {
-	lb := captureLog(t)
+	lb := logtest.Capture(t)
 	r := newRegistry(t)
 	r.fail.Store(true)
 	start(t, transport.Config{Dashboard: r.hostPort(), HeartbeatInterval: 5 * time.Millisecond})
 	require.Eventually(t, func() bool { return r.calls.Load() >= 5 }, 10*time.Second, time.Millisecond)
-	assert.Equal(t, 1, lb.count("dashboard heartbeat failed"), "one line for the whole outage")
+	assert.Equal(t, 1, lb.Count("dashboard heartbeat failed"), "one line for the whole outage")
 
 	r.fail.Store(false)
 	r.next(t)
-	require.Eventually(t, func() bool { return lb.count("dashboard heartbeat succeeds again") == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return lb.Count("dashboard heartbeat succeeds again") == 1 }, 10*time.Second, time.Millisecond)
 
 	r.fail.Store(true)
 	n := r.calls.Load()
 	require.Eventually(t, func() bool { return r.calls.Load() >= n+5 }, 10*time.Second, time.Millisecond)
-	assert.Equal(t, 2, lb.count("dashboard heartbeat failed"), "a new outage, a new line")
+	assert.Equal(t, 2, lb.Count("dashboard heartbeat failed"), "a new outage, a new line")
 }
 
 // The dashboard answers 200 with success false when it refuses a machine;
 // that is a failed heartbeat, logged with the dashboard's reason.
 func TestRefusedHeartbeatIsAFailure(t *testing.T) {
-	lb := captureLog(t)
+	lb := logtest.Capture(t)
 	var mu sync.Mutex
 	var calls int
 	dash := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -187,7 +188,7 @@ func TestRefusedHeartbeatIsAFailure(t *testing.T) {
 	}))
 	defer dash.Close()
 	start(t, transport.Config{Dashboard: dash.URL, HeartbeatInterval: 5 * time.Millisecond})
-	require.Eventually(t, func() bool { return lb.count("invalid ip: x") == 1 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return lb.Count("invalid ip: x") == 1 }, 10*time.Second, time.Millisecond)
 }
 
 // A dashboard that never answers delays nothing: Close returns at once.

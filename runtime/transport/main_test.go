@@ -1,7 +1,6 @@
 package transport_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,14 +8,12 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
-	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/transport"
 )
 
@@ -76,45 +73,4 @@ func readResponse(t *testing.T, resp *http.Response) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
-// handClock installs a hand-stepped clock for the test.
-func handClock(t *testing.T) *clocktest.Clock {
-	t.Helper()
-	c := clocktest.New()
-	t.Cleanup(runtime.SetClock(c))
-	return c
-}
-
-// logBuffer captures the runtime's log.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) count(substr string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Count(l.buf.String(), substr)
-}
-
-func captureLog(t *testing.T) *logBuffer {
-	t.Helper()
-	lb := &logBuffer{}
-	runtime.SetLogger(slog.New(slog.NewTextHandler(lb, nil)))
-	t.Cleanup(func() { runtime.SetLogger(slog.New(slog.DiscardHandler)) })
-	return lb
-}
-
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
-
-func handClockB(b *testing.B) *clocktest.Clock {
-	b.Helper()
-	c := clocktest.New()
-	b.Cleanup(runtime.SetClock(c))
-	return c
-}

@@ -69,7 +69,7 @@ func fromThinString(t *testing.T, line string) metricNode {
 // each line's counts per resource and second. Those sums are the traffic
 // sent.
 func TestMetricLinesSumToTheTrafficSent(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	t0 := clk.Millis()
 	res := "metric.order"
 	traffic(t, clk, res, 10)
@@ -167,7 +167,7 @@ func TestMetricNodeLines(t *testing.T) {
 
 // The whole minute before now is served, the oldest second included.
 func TestMetricServesTheLastSixtySeconds(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	t0 := clk.Millis()
 	res := "metric.minute"
 	traffic(t, clk, res, 61)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/transport"
 )
 
@@ -50,7 +51,7 @@ func readLines(t *testing.T, path string) []string {
 // Java's metric log: one line per resource per second, and an index of
 // (second, offset) pairs that MetricSearcher seeks with.
 func TestMetricLogIsJavasFormat(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	t0 := clk.Millis()
 	res := "metriclog.order"
 	traffic(t, clk, res, 5)
@@ -99,7 +100,7 @@ func TestMetricLogIsJavasFormat(t *testing.T) {
 
 // Rolled by size, numbered as Java numbers them, at most MaxFiles kept.
 func TestMetricLogRollsBySizeAndCount(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	day := time.UnixMilli(clk.Millis()).Format(time.DateOnly)
 	traffic(t, clk, "metriclog.roll", 8)
 	dir := t.TempDir()
@@ -133,7 +134,7 @@ func TestMetricFileName(t *testing.T) {
 
 // Start writes the log every second when configured.
 func TestServerWritesTheMetricLog(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	traffic(t, clk, "metriclog.server", 2)
 	dir := t.TempDir()
 	start(t, transport.Config{MetricLog: &transport.MetricLogConfig{Dir: dir}})

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/transport"
 )
 
@@ -75,7 +76,7 @@ func calls(t *testing.T, prefix string) (ctxName, outer, inner string) {
 // jsonTree is what the dashboard's "resource chain" page reads: NodeVos in
 // preorder whose parentId links rebuild the tree.
 func TestJSONTreeIsNodeVoLinkedByParentID(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	ctxName, outer, inner := calls(t, "tree")
 	clk.Advance(100 * time.Millisecond)
 	srv := start(t, transport.Config{})
@@ -111,7 +112,7 @@ func TestJSONTreeIsNodeVoLinkedByParentID(t *testing.T) {
 // clusterNode is what the dashboard's "real-time" and "resource" pages
 // read: one NodeVo per resource, with the minute's totals and no ids.
 func TestClusterNodeIsNodeVo(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	_, outer, inner := calls(t, "cnode")
 	clk.Advance(1500 * time.Millisecond)
 	idle := "cnode.idle"
@@ -151,7 +152,7 @@ func TestClusterNodeIsNodeVo(t *testing.T) {
 }
 
 func TestTextCommands(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	ctxName, outer, _ := calls(t, "text")
 	clk.Advance(100 * time.Millisecond)
 	srv := start(t, transport.Config{})

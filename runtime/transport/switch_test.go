@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/transport"
 )
@@ -17,7 +18,7 @@ import (
 // The dashboard's switch is Java's Constants.ON: off, every call passes
 // and nothing is counted; on again, the rules apply.
 func TestSwitchCommands(t *testing.T) {
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	t.Cleanup(func() { runtime.SetEnabled(true) })
 	res := "switch.order"
 	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: res, Grade: flow.GradeQPS, Count: 0}}))

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
@@ -72,7 +73,7 @@ func TestSubscribe(t *testing.T) {
 }
 
 func TestPanickingSubscriberDoesNotStopTheWatcher(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	f := newFixture(t)
 	f.write(rules("a"))
 	src := f.watch(modes[0].opts...)
@@ -81,7 +82,7 @@ func TestPanickingSubscriberDoesNotStopTheWatcher(t *testing.T) {
 	f.eventuallyInForce("b")
 	f.write(rules("c"))
 	f.eventuallyInForce("c")
-	assert.GreaterOrEqual(t, logs.lines("subscriber panicked"), 1)
+	assert.GreaterOrEqual(t, logs.Count("subscriber panicked"), 1)
 }
 
 func TestCloseIsIdempotentAndLeavesNoGoroutine(t *testing.T) {

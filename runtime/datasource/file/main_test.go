@@ -1,7 +1,6 @@
 package file_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
@@ -131,37 +130,6 @@ func (f *fixture) neverEmpty() {
 	for i, l := range f.loaded {
 		require.NotEmpty(f.t, l, "load %d put no rules in force", i)
 	}
-}
-
-// logCapture collects the runtime's log lines for one test.
-type logCapture struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (c *logCapture) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
-
-func (c *logCapture) lines(substr string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, l := range strings.Split(c.buf.String(), "\n") {
-		if strings.Contains(l, substr) {
-			n++
-		}
-	}
-	return n
-}
-
-func captureLog(t *testing.T) *logCapture {
-	c := &logCapture{}
-	runtime.SetLogger(slog.New(slog.NewTextHandler(c, &slog.HandlerOptions{Level: slog.LevelInfo})))
-	t.Cleanup(func() { runtime.SetLogger(quiet) })
-	return c
 }
 
 var _ datasource.Kind = fakerules.New("x").Kind()

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -17,7 +18,7 @@ import (
 // A file written as Java's parsers read it loads; its warnings are on the
 // source (LastWarnings, Status, events) and logged once per version.
 func TestWatchedFileWarnings(t *testing.T) {
-	log := captureLog(t)
+	log := logtest.Capture(t)
 	f := newFixture(t)
 	f.write("// order service\n[{\"resource\": \"a\", \"count\": \"10\"}]")
 	events := make(chan datasource.Event, 10)
@@ -31,7 +32,7 @@ func TestWatchedFileWarnings(t *testing.T) {
 	assert.Equal(t, ws, src.Status().Warnings)
 	ev := <-events
 	assert.Equal(t, ws, ev.Warnings)
-	assert.Equal(t, 1, log.lines("rules loaded with warnings"))
+	assert.Equal(t, 1, log.Count("rules loaded with warnings"))
 
 	// A clean version clears them; a refused one keeps the last good
 	// version's warnings next to its error.
@@ -41,7 +42,7 @@ func TestWatchedFileWarnings(t *testing.T) {
 	f.write(`[{"resource":"c","count":-1}]`)
 	f.eventuallyRefused(func(error) bool { return true })
 	assert.Empty(t, src.LastWarnings())
-	assert.Equal(t, 1, log.lines("rules loaded with warnings"), "logged once per version")
+	assert.Equal(t, 1, log.Count("rules loaded with warnings"), "logged once per version")
 }
 
 // file.WithLoadOptions passes a data source option, here Java's policy.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
 )
@@ -269,19 +270,19 @@ func TestBurstsAreCoalesced(t *testing.T) {
 }
 
 func TestRefusalIsLoggedOnceAndReported(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	f := newFixture(t)
 	f.write(rules("a"))
 	src := f.watch(modes[1].opts...)
-	require.Equal(t, 1, logs.lines("sentinel: rules loaded"))
+	require.Equal(t, 1, logs.Count("sentinel: rules loaded"))
 	f.write(`[{"resource":""}]`)
 	f.eventuallyRefused(func(error) bool { return true })
 	// More polls of the same bad file say nothing more.
 	reads := src.Status().Reads
 	f.write(`[{"resource":""}]`)
 	require.Eventually(t, func() bool { return src.Status().Reads > reads }, waitFor, tick)
-	assert.Equal(t, 1, logs.lines("rule file refused; the rules in force are kept"))
-	assert.Equal(t, 1, logs.lines(`rule 0: resource is blank`))
+	assert.Equal(t, 1, logs.Count("rule file refused; the rules in force are kept"))
+	assert.Equal(t, 1, logs.Count(`rule 0: resource is blank`))
 	st := src.Status()
 	assert.Equal(t, 1, st.Refusals)
 	assert.Equal(t, 1, st.Loads)
@@ -289,7 +290,7 @@ func TestRefusalIsLoggedOnceAndReported(t *testing.T) {
 }
 
 func TestManyBadRulesAreSummarisedInTheLog(t *testing.T) {
-	logs := captureLog(t)
+	logs := logtest.Capture(t)
 	f := newFixture(t)
 	bad := make([]string, 50)
 	for i := range bad {
@@ -299,7 +300,7 @@ func TestManyBadRulesAreSummarisedInTheLog(t *testing.T) {
 	src := f.watch()
 	require.Error(t, src.LastError())
 	assert.Equal(t, 50, strings.Count(src.LastError().Error(), "\n")+1, "LastError has every rule")
-	assert.Equal(t, 1, logs.lines("and 40 more"))
+	assert.Equal(t, 1, logs.Count("and 40 more"))
 }
 
 func TestWatchArguments(t *testing.T) {
