@@ -16,12 +16,7 @@ type Clock interface {
 // SetClock replaces the runtime's clock until restore is called; nil
 // restores the default. The default clock is a cached millisecond clock, as
 // Java's TimeUtil, so the hot path never calls time.Now.
-func SetClock(c Clock) (restore func()) {
-	if c == nil {
-		return clock.Set(nil)
-	}
-	return clock.Set(c)
-}
+func SetClock(c Clock) (restore func()) { return clock.Set(c) }
 
 // NowMillis is the runtime clock's time in Unix milliseconds: what rule
 // slots should read instead of time.Now.
