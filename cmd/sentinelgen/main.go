@@ -50,11 +50,6 @@ type runEnv struct {
 	stderr  io.Writer
 }
 
-// commands are the subcommands, chosen by the first argument (each file
-// of a subcommand adds its own); anything else is the generator's command
-// line.
-var commands = map[string]func(env runEnv, args []string) error{}
-
 // run runs one command line in the process's working directory.
 func run(args []string, stdout, stderr io.Writer) error {
 	cwd, err := os.Getwd()
@@ -66,11 +61,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 
 // runWith runs one command line. It reads no globals and writes only to
 // env's writers and the files generation asks for.
+// The first argument chooses a subcommand; anything else is the
+// generator's command line.
 func runWith(env runEnv, args []string) error {
-	if len(args) > 0 {
-		if cmd, ok := commands[args[0]]; ok {
-			return cmd(env, args[1:])
-		}
+	if len(args) > 0 && args[0] == "rules" {
+		return runRules(env, args[1:])
 	}
 	return runGenerate(env, args)
 }

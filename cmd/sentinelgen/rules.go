@@ -14,10 +14,6 @@ import (
 const rulesUsage = "usage: sentinelgen rules check [-pkg patterns] [-also names] [-tags list] FILE...\n" +
 	"       sentinelgen rules push (-etcd ADDR -key K | -redis ADDR -key K -channel C) [check flags] FILE"
 
-func init() {
-	commands["rules"] = runRules
-}
-
 // runRules is `sentinelgen rules check [-pkg patterns] [-tags list] FILE...`:
 // it validates rule files with the errors a load would give, and warns on
 // rules for resources that no //sentinel:resource directive of the named
