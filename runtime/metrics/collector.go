@@ -81,10 +81,11 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 // Collect reads the runtime's figures and sends them.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	now := runtime.NowMillis()
-	c.collectResources(ch, now)
-	c.collectRules(ch)
-	c.collectBreakers(ch)
-	c.collectSources(ch)
+	e := newEmitter(ch)
+	c.collectResources(e, now)
+	c.collectRules(e)
+	c.collectBreakers(e)
+	c.collectSources(e)
 }
 
 // Fold folds the settled seconds of every resource's history into its
@@ -118,7 +119,7 @@ type blockCounter interface {
 	BlockCount(t runtime.BlockType) int64
 }
 
-func (c *Collector) collectResources(ch chan<- prometheus.Metric, now int64) {
+func (c *Collector) collectResources(e *emitter, now int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range runtime.Resources() {
@@ -129,35 +130,35 @@ func (c *Collector) collectResources(ch chan<- prometheus.Metric, now int64) {
 		name := r.Name()
 		buckets := cn.History(now)
 		t := c.totalsOf(name).update(buckets, now)
-		sendCounts(ch, resourceDescs, t, name)
-		ch <- prometheus.MustNewConstMetric(resourceDescs.concurrent, prometheus.GaugeValue, float64(cn.Threads()), name)
+		sendCounts(e, resourceDescs, t, name)
+		e.send(resourceDescs.concurrent, prometheus.GaugeValue, float64(cn.Threads()), name)
 		if rt, ok := lastMinRT(buckets, now); ok {
-			ch <- prometheus.MustNewConstMetric(resourceDescs.minRT, prometheus.GaugeValue, rt/1000, name)
+			e.send(resourceDescs.minRT, prometheus.GaugeValue, rt/1000, name)
 		}
 		if c.cfg.maxOrigins > 0 {
-			c.collectOrigins(ch, r, cn, now)
+			c.collectOrigins(e, r, cn, now)
 		}
 		if bc, ok := any(r).(blockCounter); ok {
 			for bt := runtime.BlockFlow; bt <= runtime.BlockCustom; bt++ {
-				ch <- prometheus.MustNewConstMetric(blockByTypeDesc, prometheus.CounterValue, float64(bc.BlockCount(bt)), name, bt.String())
+				e.send(blockByTypeDesc, prometheus.CounterValue, float64(bc.BlockCount(bt)), name, bt.String())
 			}
 		}
 	}
 	in := runtime.InboundNode()
 	buckets := in.History(now)
-	sendCounts(ch, inboundDescs, c.inroot.update(buckets, now))
-	ch <- prometheus.MustNewConstMetric(inboundDescs.concurrent, prometheus.GaugeValue, float64(in.Threads()))
+	sendCounts(e, inboundDescs, c.inroot.update(buckets, now))
+	e.send(inboundDescs.concurrent, prometheus.GaugeValue, float64(in.Threads()))
 	if rt, ok := lastMinRT(buckets, now); ok {
-		ch <- prometheus.MustNewConstMetric(inboundDescs.minRT, prometheus.GaugeValue, rt/1000)
+		e.send(inboundDescs.minRT, prometheus.GaugeValue, rt/1000)
 	}
 }
 
-func sendCounts(ch chan<- prometheus.Metric, d *nodeDescs, t counts, labels ...string) {
-	ch <- prometheus.MustNewConstMetric(d.pass, prometheus.CounterValue, float64(t.pass), labels...)
-	ch <- prometheus.MustNewConstMetric(d.block, prometheus.CounterValue, float64(t.block), labels...)
-	ch <- prometheus.MustNewConstMetric(d.success, prometheus.CounterValue, float64(t.success), labels...)
-	ch <- prometheus.MustNewConstMetric(d.errors, prometheus.CounterValue, float64(t.errors), labels...)
-	ch <- prometheus.MustNewConstSummary(d.rt, uint64(max(t.success, 0)), float64(t.rtMs)/1000, nil, labels...)
+func sendCounts(e *emitter, d *nodeDescs, t counts, labels ...string) {
+	e.send(d.pass, prometheus.CounterValue, float64(t.pass), labels...)
+	e.send(d.block, prometheus.CounterValue, float64(t.block), labels...)
+	e.send(d.success, prometheus.CounterValue, float64(t.success), labels...)
+	e.send(d.errors, prometheus.CounterValue, float64(t.errors), labels...)
+	e.summary(d.rt, uint64(max(t.success, 0)), float64(t.rtMs)/1000, labels...)
 }
 
 // lastMinRT is the smallest response time, in ms, of the last whole second,
@@ -175,16 +176,16 @@ func lastMinRT(buckets []stat.Counts, now int64) (float64, bool) {
 	return 0, false
 }
 
-func (c *Collector) collectRules(ch chan<- prometheus.Metric) {
+func (c *Collector) collectRules(e *emitter) {
 	for _, k := range c.cfg.kinds {
-		ch <- prometheus.MustNewConstMetric(rulesDesc, prometheus.GaugeValue, float64(k.Count()), k.Name)
+		e.send(rulesDesc, prometheus.GaugeValue, float64(k.Count()), k.Name)
 	}
 }
 
 // breakerStates are the label values of sentinel_circuit_breaker_state.
 var breakerStates = [...]string{"closed", "open", "half_open"}
 
-func (c *Collector) collectBreakers(ch chan<- prometheus.Metric) {
+func (c *Collector) collectBreakers(e *emitter) {
 	// A resource may have several breakers (one per rule); the rule label
 	// is the breaker's position among its resource's, which follows the
 	// rules' order, so it stays put until the rules change.
@@ -201,7 +202,7 @@ func (c *Collector) collectBreakers(ch chan<- prometheus.Metric) {
 			if i == state {
 				v = 1
 			}
-			ch <- prometheus.MustNewConstMetric(breakerDesc, prometheus.GaugeValue, v,
+			e.send(breakerDesc, prometheus.GaugeValue, v,
 				b.Resource, rule, b.Rule.Grade.String(), s)
 		}
 	}
@@ -209,25 +210,25 @@ func (c *Collector) collectBreakers(ch chan<- prometheus.Metric) {
 		if int(k.to) < 0 || int(k.to) >= len(breakerStates) {
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(transitionDesc, prometheus.CounterValue, float64(n), k.resource, breakerStates[k.to])
+		e.send(transitionDesc, prometheus.CounterValue, float64(n), k.resource, breakerStates[k.to])
 	}
 }
 
-func (c *Collector) collectSources(ch chan<- prometheus.Metric) {
+func (c *Collector) collectSources(e *emitter) {
 	for _, src := range c.cfg.sources {
 		s := src.Status()
 		kind := s.Kind
 		labels := []string{s.Path, kind}
-		ch <- prometheus.MustNewConstMetric(sourceDescs.loads, prometheus.CounterValue, float64(s.Loads), labels...)
-		ch <- prometheus.MustNewConstMetric(sourceDescs.refusals, prometheus.CounterValue, float64(s.Refusals), labels...)
-		ch <- prometheus.MustNewConstMetric(sourceDescs.rules, prometheus.GaugeValue, float64(s.Rules), labels...)
+		e.send(sourceDescs.loads, prometheus.CounterValue, float64(s.Loads), labels...)
+		e.send(sourceDescs.refusals, prometheus.CounterValue, float64(s.Refusals), labels...)
+		e.send(sourceDescs.rules, prometheus.GaugeValue, float64(s.Rules), labels...)
 		ok := 0.0
 		if s.LastError == nil && !s.LastLoad.IsZero() {
 			ok = 1
 		}
-		ch <- prometheus.MustNewConstMetric(sourceDescs.lastOK, prometheus.GaugeValue, ok, labels...)
+		e.send(sourceDescs.lastOK, prometheus.GaugeValue, ok, labels...)
 		if !s.LastLoad.IsZero() {
-			ch <- prometheus.MustNewConstMetric(sourceDescs.lastLoad, prometheus.GaugeValue,
+			e.send(sourceDescs.lastLoad, prometheus.GaugeValue,
 				float64(s.LastLoad.UnixMilli())/1000, labels...)
 		}
 	}

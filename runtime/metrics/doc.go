@@ -43,6 +43,14 @@
 //	sentinel_origin_block_per_second{resource,origin}
 //	sentinel_origin_concurrent_calls{resource,origin}
 //
+// Label values come from callers and from configuration: URL paths,
+// origins, file paths. Each is made a valid label before it is sent: bytes
+// that are not UTF-8 are written \xNN, control characters are escaped
+// (\n, \x1b, \u202e), and a value over 256 bytes is cut and ends in
+// "…#" and eight hex digits of a hash of the whole (see emit.go). A series
+// whose labels come out equal to one already sent in the scrape is left
+// out, so no input can make a scrape fail.
+//
 // Response time: the runtime keeps, per second, the sum of response times
 // and the smallest one, not their distribution, so the collector exports
 // an exact sum and count (mean RT over any range:

@@ -33,7 +33,7 @@ func WithOrigins(maxPerResource int) Option {
 	return func(c *config) { c.maxOrigins = max(maxPerResource, 0) }
 }
 
-func (c *Collector) collectOrigins(ch chan<- prometheus.Metric, r *runtime.Resource, cn *runtime.ClusterNode, now int64) {
+func (c *Collector) collectOrigins(e *emitter, r *runtime.Resource, cn *runtime.ClusterNode, now int64) {
 	origins := cn.Origins()
 	if len(origins) > c.cfg.maxOrigins {
 		origins = origins[:c.cfg.maxOrigins]
@@ -43,8 +43,8 @@ func (c *Collector) collectOrigins(ch chan<- prometheus.Metric, r *runtime.Resou
 		if n == nil {
 			continue
 		}
-		ch <- prometheus.MustNewConstMetric(originDescs.pass, prometheus.GaugeValue, n.PreviousPassQPS(now), r.Name(), o)
-		ch <- prometheus.MustNewConstMetric(originDescs.block, prometheus.GaugeValue, n.PreviousBlockQPS(now), r.Name(), o)
-		ch <- prometheus.MustNewConstMetric(originDescs.concurrent, prometheus.GaugeValue, float64(n.Threads()), r.Name(), o)
+		e.send(originDescs.pass, prometheus.GaugeValue, n.PreviousPassQPS(now), r.Name(), o)
+		e.send(originDescs.block, prometheus.GaugeValue, n.PreviousBlockQPS(now), r.Name(), o)
+		e.send(originDescs.concurrent, prometheus.GaugeValue, float64(n.Threads()), r.Name(), o)
 	}
 }
