@@ -68,6 +68,9 @@ var (
 	ErrEmpty = errors.New("document is empty (write [] to clear the rules)")
 	// ErrTooLarge: the file is over the size cap; it is refused, not truncated.
 	ErrTooLarge = errors.New("file too large")
+	// ErrNotRegular: the path is a FIFO, a device or a socket, which is
+	// never read (reading one may block for ever).
+	ErrNotRegular = errors.New("not a regular file")
 	// ErrInvalidUTF8: the document is not UTF-8.
 	ErrInvalidUTF8 = errors.New("invalid UTF-8")
 	// ErrSyntax: the document is not JSON.

@@ -20,11 +20,22 @@ const DefaultMaxSize = 4 << 20
 // maxSize <= 0). A larger file is refused with ErrTooLarge, never truncated:
 // the first 4 MiB of a rule array are not a smaller valid rule set. Errors
 // are *Error values naming path.
+//
+// Only a regular file (or a symbolic link to one) is read: a FIFO, a
+// device or a socket at path is refused with ErrNotRegular rather than
+// read, since opening or reading one can block for ever. The file is
+// checked before it is opened and again once open (opened non-blocking,
+// so that a FIFO swapped in between cannot block the open).
 func ReadFile(path string, maxSize int64) ([]byte, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
-	f, err := os.Open(path)
+	if fi, err := os.Stat(path); err == nil {
+		if err := regular(fi); err != nil {
+			return nil, &Error{Name: path, Err: err}
+		}
+	}
+	f, err := openNonBlocking(path)
 	if err != nil {
 		return nil, &Error{Name: path, Err: describeOpen(err)}
 	}
@@ -33,8 +44,8 @@ func ReadFile(path string, maxSize int64) ([]byte, error) {
 	if err != nil {
 		return nil, &Error{Name: path, Err: err}
 	}
-	if fi.IsDir() {
-		return nil, &Error{Name: path, Err: errors.New("is a directory, want a rule file")}
+	if err := regular(fi); err != nil {
+		return nil, &Error{Name: path, Err: err}
 	}
 	if fi.Size() > maxSize {
 		return nil, tooLarge(path, fi.Size(), maxSize)
@@ -48,6 +59,32 @@ func ReadFile(path string, maxSize int64) ([]byte, error) {
 		return nil, tooLarge(path, -1, maxSize)
 	}
 	return data, nil
+}
+
+// regular refuses what is not a regular file.
+func regular(fi fs.FileInfo) error {
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return errors.New("is a directory, want a rule file")
+	default:
+		return fmt.Errorf("%w (%s), want a rule file", ErrNotRegular, describeMode(m))
+	}
+}
+
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // tooLarge: size < 0 means the file grew past the cap while being read.
