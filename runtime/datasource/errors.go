@@ -3,9 +3,11 @@ package datasource
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -16,6 +18,12 @@ import (
 //	rules.json: degrade: rule 0 (resource "getOrder"): timeWindow ...
 //
 // one line per invalid rule. errors.As finds each *runtime.RuleError.
+//
+// An error stays small whatever the document: it keeps the first
+// MaxRuleErrors invalid rules and counts the rest (Omitted), and each line
+// is at most MaxErrorLine bytes of valid UTF-8 with control characters
+// escaped, so that a 4 MiB document of junk makes an error of tens of
+// kilobytes, not of a hundred megabytes kept as LastError and served.
 type Error struct {
 	Name    string // the document's name, as given (usually the file path)
 	Kind    string // the rule kind being decoded ("flow"); "" for the document as a whole
@@ -23,8 +31,24 @@ type Error struct {
 	// Line and Column (1-based, in bytes) locate a syntax or encoding
 	// error; both are 0 when the error has no position.
 	Line, Column int
-	Rules        runtime.RuleErrors // the invalid rules, in index order
+	Rules        runtime.RuleErrors // the invalid rules, in index order: the first MaxRuleErrors
+	Omitted      int                // invalid rules after those in Rules, counted only
 	Err          error              // the cause, when it is not about single rules
+}
+
+// MaxRuleErrors is how many invalid rules an Error keeps; MaxErrorLine is
+// the most bytes of each line of its message.
+const (
+	MaxRuleErrors = 100
+	MaxErrorLine  = 512
+)
+
+// capRules keeps the first MaxRuleErrors of errs and counts the rest.
+func capRules(errs runtime.RuleErrors) (runtime.RuleErrors, int) {
+	if len(errs) <= MaxRuleErrors {
+		return errs, 0
+	}
+	return slices.Clip(errs[:MaxRuleErrors]), len(errs) - MaxRuleErrors
 }
 
 func (e *Error) Error() string {
@@ -36,16 +60,20 @@ func (e *Error) Error() string {
 	if e.Section != "" {
 		prefix += e.Section + ": "
 	}
+	prefix = safetext.Log(prefix, MaxErrorLine/2)
 	if len(e.Rules) == 0 {
 		msg := "refused"
 		if e.Err != nil {
 			msg = e.Err.Error()
 		}
-		return prefix + msg
+		return prefix + capLines(msg)
 	}
-	lines := make([]string, len(e.Rules))
+	lines := make([]string, len(e.Rules), len(e.Rules)+1)
 	for i, r := range e.Rules {
-		lines[i] = prefix + r.Error()
+		lines[i] = prefix + safetext.Log(r.Error(), MaxErrorLine)
+	}
+	if e.Omitted > 0 {
+		lines = append(lines, prefix+"... and "+strconv.Itoa(e.Omitted)+" more invalid rules")
 	}
 	return strings.Join(lines, "\n")
 }
@@ -59,6 +87,24 @@ func (e *Error) Unwrap() []error {
 		return []error{e.Err}
 	}
 	return e.Rules.Unwrap()
+}
+
+// capLines bounds a cause's message: at most MaxRuleErrors lines of at most
+// MaxErrorLine bytes each.
+func capLines(msg string) string {
+	if len(msg) <= MaxErrorLine && safetext.Clean(msg) {
+		return msg
+	}
+	lines := strings.SplitN(msg, "\n", MaxRuleErrors+1)
+	more := ""
+	if len(lines) > MaxRuleErrors {
+		lines = lines[:MaxRuleErrors]
+		more = "\n... and more"
+	}
+	for i, l := range lines {
+		lines[i] = safetext.Log(l, MaxErrorLine)
+	}
+	return strings.Join(lines, "\n") + more
 }
 
 // Sentinel causes, for errors.Is.

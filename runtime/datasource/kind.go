@@ -1,6 +1,7 @@
 package datasource
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -161,13 +162,27 @@ func (k *ruleKind[R]) strict(name string, data []byte) *ruleSet[R] {
 func (k *ruleKind[R]) decodeElems(name string, elems []json.RawMessage, known runtime.RuleErrors) (*ruleSet[R], error) {
 	rules := make([]R, len(elems))
 	var errs runtime.RuleErrors
+	omitted := 0
 	byRule := map[int]runtime.RuleErrors{}
 	for _, e := range known {
 		byRule[e.Index] = append(byRule[e.Index], e)
 	}
 	for i, el := range elems {
 		if mine := byRule[i]; len(mine) > 0 {
-			errs = append(errs, mine...)
+			for _, e := range mine {
+				if len(errs) < MaxRuleErrors {
+					errs = append(errs, e)
+				} else {
+					omitted++
+				}
+			}
+			continue
+		}
+		if len(errs) == MaxRuleErrors {
+			// Past the cap, a rule is only counted: no diagnosis to build.
+			if bytes.Equal(bytes.TrimSpace(el), []byte("null")) || json.Unmarshal(el, &rules[i]) != nil {
+				omitted++
+			}
 			continue
 		}
 		if e := decodeRule(i, el, &rules[i]); e != nil {
@@ -175,7 +190,7 @@ func (k *ruleKind[R]) decodeElems(name string, elems []json.RawMessage, known ru
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &Error{Name: name, Kind: k.name, Rules: errs}
+		return nil, &Error{Name: name, Kind: k.name, Rules: errs, Omitted: omitted}
 	}
 	return &ruleSet[R]{kind: k, name: name, rules: rules, elems: elems}, nil
 }
@@ -313,7 +328,7 @@ func (s *ruleSet[R]) wrap(err error) error {
 	var one *runtime.RuleError
 	switch {
 	case errors.As(err, &res):
-		e.Rules = res
+		e.Rules, e.Omitted = capRules(res)
 	case errors.As(err, &one):
 		e.Rules = runtime.RuleErrors{one}
 	default:

@@ -1,0 +1,70 @@
+package datasource_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+)
+
+// junkArray is a JSON array of n copies of el, about size bytes.
+const junkSize = 512 << 10
+
+func junkArray(el string, size int) string {
+	n := size / (len(el) + 1)
+	return "[" + strings.TrimSuffix(strings.Repeat(el+",", n), ",") + "]"
+}
+
+// A 4 MiB document of numbers used to make a 118 MB error, kept as
+// LastError and served to the dashboard every second. The bound does not
+// depend on the document's size; 512 KiB keeps the test quick under -race.
+func TestRuleErrorsAreBounded(t *testing.T) {
+	clearAll(t)
+	tests := []struct {
+		name, doc string
+	}{
+		{"numbers fail decoding", junkArray("1", junkSize)},
+		{"empty rules fail validation", junkArray("{}", junkSize)},
+		{"long resources with newlines", junkArray(`{"resource":"`+strings.Repeat(`x\n`, 20_000)+`","count":-1}`, junkSize)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := datasource.Load("flow.json", []byte(tt.doc), datasource.Flow)
+			require.Error(t, err)
+			msg := err.Error()
+			assert.Less(t, len(msg), 64<<10, "bounded message")
+			assert.True(t, utf8.ValidString(msg))
+			lines := strings.Split(msg, "\n")
+			assert.LessOrEqual(t, len(lines), datasource.MaxRuleErrors+1)
+			for _, l := range lines {
+				assert.LessOrEqual(t, len(l), datasource.MaxErrorLine+datasource.MaxErrorLine/2)
+			}
+			var de *datasource.Error
+			require.True(t, errors.As(err, &de))
+			assert.Len(t, de.Rules, min(datasource.MaxRuleErrors, len(de.Rules)+de.Omitted))
+			if de.Omitted > 0 {
+				assert.Contains(t, lines[len(lines)-1], "more invalid rules")
+			}
+			var re *runtime.RuleError
+			assert.True(t, errors.As(err, &re), "each kept rule error is still found")
+			assert.Empty(t, flow.Rules(), "nothing loaded")
+		})
+	}
+}
+
+func TestRuleErrorsCountTheRest(t *testing.T) {
+	doc := junkArray("1", 1000) // 500 numbers
+	_, err := datasource.Flow.Decode("flow.json", []byte(doc))
+	var de *datasource.Error
+	require.True(t, errors.As(err, &de))
+	assert.Len(t, de.Rules, datasource.MaxRuleErrors)
+	assert.Equal(t, 500-datasource.MaxRuleErrors, de.Omitted)
+	assert.True(t, strings.HasSuffix(err.Error(), "flow.json: ... and 400 more invalid rules"), err.Error())
+}
