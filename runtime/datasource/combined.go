@@ -211,9 +211,11 @@ func (c *combinedKind) Encode() ([]byte, error) {
 			b.WriteString(",")
 		}
 		key, _ := json.Marshal(k.Name())
-		fmt.Fprintf(&b, "\n  %s: %s", key, bytes.ReplaceAll(data, []byte("\n"), []byte("\n  ")))
+		b.Write(key)
+		b.WriteString(":")
+		b.Write(data)
 	}
-	b.WriteString("\n}")
+	b.WriteString("}")
 	return b.Bytes(), nil
 }
 

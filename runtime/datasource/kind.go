@@ -205,7 +205,9 @@ func (k *ruleKind[R]) Encode() ([]byte, error) {
 	if rules == nil {
 		rules = []R{}
 	}
-	return json.MarshalIndent(rules, "", "  ")
+	// Compact: defaults filled in already make a rule several times the
+	// size of a terse one, and what is written must fit the size cap.
+	return json.Marshal(rules)
 }
 
 type ruleSet[R any] struct {
