@@ -40,5 +40,20 @@
 // the body is decoded, validated and loaded like a rule file (all or
 // nothing; a refused document is answered 400 with the file load's message
 // and changes nothing), then the rules in force are written to the kind's
-// rule file, so they survive a restart. See RuleFile.
+// rule file, so they survive a restart; rules whose file would not load
+// again (over the size cap) are refused with 413 and change nothing. See
+// RuleFile.
+//
+// # Hostile requests
+//
+// With rule updates on, a request whose Host header is not allowed is
+// answered 403 (DNS rebinding; default: localhost, *.localhost, loopback
+// IPs and the address the request arrived on; WithAllowedHosts adds
+// more), and a browser's cross-origin PUT is refused by
+// http.CrossOriginProtection (WithTrustedOrigins). Every response carries
+// X-Content-Type-Options: nosniff and a Content-Security-Policy with
+// frame-ancestors 'none'. api/resources takes at most MaxNames distinct
+// ?name= values (repeats count once; more is 400). Names in the JSON are
+// valid UTF-8 with control characters escaped, at most 256 bytes; a
+// source's last error at most MaxErrorBytes.
 package dashboard

@@ -22,6 +22,10 @@ type Handler struct {
 	sources []Source
 	updates map[string]RuleFile // by kind name
 	limit   int
+
+	checkHosts     bool
+	allowedHosts   []string
+	trustedOrigins []string
 }
 
 // Source is a rule data source that reports its state, such as a
@@ -68,12 +72,29 @@ func New(opts ...Option) *Handler {
 	h.mux.HandleFunc("GET /api/rules", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.rules()) })
 	h.mux.HandleFunc("GET /api/breakers", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, breakers()) })
 	h.mux.HandleFunc("GET /api/sources", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.sourceStates()) })
-	h.mux.HandleFunc("PUT /api/rules/{kind}", h.serveRuleUpdate)
+	cop := http.NewCrossOriginProtection()
+	for _, o := range h.trustedOrigins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			panic("dashboard.WithTrustedOrigins: " + err.Error())
+		}
+	}
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusForbidden, "cross-origin rule update refused (dashboard.WithTrustedOrigins lets an origin through)")
+	}))
+	h.mux.Handle("PUT /api/rules/{kind}", cop.Handler(http.HandlerFunc(h.serveRuleUpdate)))
+	if len(h.updates) > 0 {
+		h.checkHosts = true
+	}
 	return h
 }
 
 // ServeHTTP serves the page at "/" and the JSON under "/api/".
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	setSecurityHeaders(w)
+	if h.checkHosts && !h.hostAllowed(r) {
+		writeError(w, http.StatusForbidden, "host not allowed (dashboard.WithAllowedHosts adds the names this dashboard is reached by)")
+		return
+	}
 	h.mux.ServeHTTP(w, r)
 }
 

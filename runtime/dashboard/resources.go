@@ -1,9 +1,11 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
@@ -65,11 +67,35 @@ func history(seconds []stat.Counts, now int64) *History {
 
 func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 	spec := r.Spec()
-	out := Resource{Name: r.Name(), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params}
+	out := Resource{Name: safetext.Label(r.Name()), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params}
 	if cn := r.ClusterNode(); cn != nil {
 		out.Metrics = cn.Metrics(now)
 		if withHistory {
 			out.History = history(cn.History(now), now)
+		}
+	}
+	return out
+}
+
+// MaxNames is the most distinct names one api/resources request may ask
+// for; repeats of a name count once.
+const MaxNames = 100
+
+// dedupe returns names without repeats, in their first order.
+func dedupe(names []string) []string {
+	if len(names) < 2 {
+		return names
+	}
+	seen := make(map[string]struct{}, min(len(names), MaxNames+1))
+	out := names[:0:0]
+	for _, n := range names {
+		if _, ok := seen[n]; ok {
+			continue
+		}
+		seen[n] = struct{}{}
+		out = append(out, n)
+		if len(out) > MaxNames {
+			break // enough to refuse
 		}
 	}
 	return out
@@ -80,7 +106,11 @@ func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 func (h *Handler) serveResources(w http.ResponseWriter, r *http.Request) {
 	now := runtime.NowMillis()
 	q := r.URL.Query()
-	names := q["name"]
+	names := dedupe(q["name"])
+	if len(names) > MaxNames {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%d distinct names; at most %d a request", len(names), MaxNames))
+		return
+	}
 	withHistory := q.Get("history") == "1" || q.Get("history") == "true"
 	out := []Resource{}
 	if len(names) > 0 {

@@ -1,9 +1,13 @@
 package dashboard
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/inforce"
@@ -33,7 +37,7 @@ type Breaker struct {
 func breakers() []Breaker {
 	out := []Breaker{}
 	for _, b := range inforce.Breakers() {
-		out = append(out, Breaker{Resource: b.Resource, Rule: b.Rule, State: b.State.String(), NextRetryMillis: b.NextRetryMillis})
+		out = append(out, Breaker{Resource: safetext.Label(b.Resource), Rule: b.Rule, State: b.State.String(), NextRetryMillis: b.NextRetryMillis})
 	}
 	return out
 }
@@ -56,7 +60,7 @@ func (h *Handler) sourceStates() []SourceState {
 	out := make([]SourceState, 0, len(h.sources))
 	for _, src := range h.sources {
 		s := src.Status()
-		st := SourceState{Path: s.Path, Kind: s.Kind, Watching: s.Watching, Rules: s.Rules, Loads: s.Loads, Refusals: s.Refusals}
+		st := SourceState{Path: safetext.Log(s.Path, 0), Kind: s.Kind, Watching: s.Watching, Rules: s.Rules, Loads: s.Loads, Refusals: s.Refusals}
 		if !s.LastLoad.IsZero() {
 			st.LastLoad = &s.LastLoad
 		}
@@ -64,11 +68,30 @@ func (h *Handler) sourceStates() []SourceState {
 			st.LastChange = &s.LastChange
 		}
 		if s.LastError != nil {
-			st.LastError = s.LastError.Error()
+			st.LastError = boundError(s.LastError.Error())
 		}
 		out = append(out, st)
 	}
 	return out
+}
+
+// MaxErrorBytes bounds a source's LastError as the JSON shows it: the page
+// polls it every second. datasource errors are far smaller already (100
+// rules of at most 512 bytes); this bounds any other source's.
+const MaxErrorBytes = 64 << 10
+
+// boundError makes msg valid UTF-8 of at most MaxErrorBytes, keeping its
+// lines.
+func boundError(msg string) string {
+	msg = strings.ToValidUTF8(msg, "\uFFFD")
+	if len(msg) <= MaxErrorBytes {
+		return msg
+	}
+	cut := MaxErrorBytes - 64
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + fmt.Sprintf("\n... (%d bytes in all)", len(msg))
 }
 
 // Snapshot is everything the page shows, in one response.

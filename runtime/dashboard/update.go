@@ -22,9 +22,15 @@ import (
 //  1. decodes, validates and loads it as a file load would, all or nothing
 //     (an invalid document changes nothing and is answered 400 with the
 //     same message a rule file would log);
-//  2. saves the rules now in force to Path (file.Write: atomically, Java's
-//     field names), so that they survive a restart: the file.Source
-//     watching Path reads back what is already in force.
+//  2. saves the rules now in force to Path (file.Write: atomically,
+//     compact, Java's field names, the file's mode and owner kept), so
+//     that they survive a restart: the file.Source watching Path reads
+//     back what is already in force.
+//
+// What is saved must load again. When the rules would encode to more than
+// MaxSize (Java's defaults filled in make a terse rule several times
+// larger), or their encoding would not load, the update is refused with
+// 413: the rules in force before are put back and the file is unchanged.
 //
 // Unlike the Java dashboard's pushes, which live in memory, an update
 // outlives the process.
@@ -32,6 +38,9 @@ type RuleFile struct {
 	Kind datasource.Kind
 	// Path is the rule file that a file.Source watches for Kind.
 	Path string
+	// MaxSize is the size cap of the file.Source watching Path
+	// (file.WithMaxSize); 0 means its default, 4 MiB.
+	MaxSize int64
 	// Save, when set, replaces file.Write(Path, Kind): a data source of
 	// another kind (a config service) saves the rules in force its way.
 	Save func(kind datasource.Kind) error
@@ -50,16 +59,17 @@ func (f RuleFile) SaveRules() error {
 	if f.Path == "" {
 		return errors.New("no rule file to save to")
 	}
-	return file.Write(f.Path, f.Kind)
+	return file.Write(f.Path, f.Kind, file.WithMaxSize(f.MaxSize))
 }
 
 // WithRuleUpdates turns rule updates on for the given files. Without it
 // the handler is read-only and PUT is refused with 403.
 //
 // The handler has no authentication of its own: mount it behind the
-// application's. PUT is not a simple cross-origin request, so a browser
-// only sends one from another origin after a CORS preflight, which the
-// handler does not answer.
+// application's. With rule updates on, it answers only requests whose Host
+// is allowed (loopback names and the listener's address by default; see
+// WithAllowedHosts), and refuses a browser's cross-origin PUT
+// (http.CrossOriginProtection; see WithTrustedOrigins).
 func WithRuleUpdates(files ...RuleFile) Option {
 	return func(h *Handler) {
 		if h.updates == nil {
@@ -95,13 +105,20 @@ func (h *Handler) serveRuleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("rules of kind %q cannot be updated here; these can: %v", kind, h.editable()))
 		return
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, datasource.DefaultMaxSize))
+	limit := rf.MaxSize
+	if limit <= 0 {
+		limit = datasource.DefaultMaxSize
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		writeError(w, http.StatusRequestEntityTooLarge, err.Error())
 		return
 	}
 	updateMu.Lock()
 	defer updateMu.Unlock()
+	// What is in force now, to put back if the new rules cannot be saved
+	// in a form that loads again.
+	before, beforeErr := rf.Kind.Encode()
 	set, err := rf.Kind.Decode("api/rules/"+kind, data)
 	if err == nil {
 		err = set.Load()
@@ -110,7 +127,16 @@ func (h *Handler) serveRuleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := rf.SaveRules(); err != nil {
+	if err := rf.SaveRules(); errors.Is(err, file.ErrWouldNotLoad) {
+		if rerr := restore(rf.Kind, before, beforeErr); rerr != nil {
+			runtime.Logger().Error("sentinel: dashboard rule update refused, and the rules before could not be put back",
+				slog.String("kind", kind), slog.Any("error", rerr))
+			writeError(w, http.StatusInternalServerError, "the rules would not load again and were not saved; putting the rules before back failed: "+rerr.Error()+"; the new rules are in force")
+			return
+		}
+		writeError(w, http.StatusRequestEntityTooLarge, "refused: "+err.Error()+"; the rules in force are unchanged")
+		return
+	} else if err != nil {
 		runtime.Logger().Error("sentinel: dashboard rule update loaded but not saved",
 			slog.String("kind", kind), slog.String("path", rf.Path), slog.Any("error", err))
 		writeError(w, http.StatusInternalServerError, "the rules are in force but were not saved: "+err.Error())
@@ -119,6 +145,18 @@ func (h *Handler) serveRuleUpdate(w http.ResponseWriter, r *http.Request) {
 	runtime.Logger().Info("sentinel: rules updated through the dashboard",
 		slog.String("kind", kind), slog.Int("rules", set.Len()), slog.String("path", rf.Path))
 	writeJSON(w, UpdateResult{Kind: kind, Loaded: set.Len(), Saved: rf.Path})
+}
+
+// restore loads the rules encoded in before back.
+func restore(kind datasource.Kind, before []byte, encodeErr error) error {
+	if encodeErr != nil {
+		return encodeErr
+	}
+	set, err := kind.Decode("(rules in force before)", before)
+	if err != nil {
+		return err
+	}
+	return set.Load()
 }
 
 func (h *Handler) editable() []string {

@@ -44,8 +44,8 @@ func TestRuleUpdateLoadsAndSaves(t *testing.T) {
 	assert.Equal(t, "dashboard.update", flow.Rules()[0].Resource)
 	saved, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assert.Contains(t, string(saved), `"resource": "dashboard.update"`)
-	assert.Contains(t, string(saved), `"grade": 1`, "Java's field names and codes, defaults filled in")
+	assert.Contains(t, string(saved), `"resource":"dashboard.update"`)
+	assert.Contains(t, string(saved), `"grade":1`, "Java's field names and codes, defaults filled in")
 
 	// The saved file is what a restarted process loads.
 	require.NoError(t, flow.LoadRules(nil))
