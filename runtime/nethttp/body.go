@@ -2,6 +2,7 @@ package nethttp
 
 import (
 	"io"
+	"net/http"
 	goruntime "runtime"
 	"sync/atomic"
 
@@ -14,6 +15,10 @@ import (
 // body, and the thread count covers the whole exchange, as a Feign call's
 // does.
 //
+// A read error after the caller gave up (its context canceled or past its
+// deadline, see callerGaveUp) is not recorded: the caller ended the call,
+// not the upstream.
+//
 // A body that is neither read to the end nor closed would hold its thread
 // count forever (and its connection: net/http requires Close). As a
 // backstop, a cleanup exits the entry when the body is garbage-collected,
@@ -21,12 +26,13 @@ import (
 type body struct {
 	rc      io.ReadCloser
 	e       *runtime.SentinelEntry
+	req     *http.Request
 	done    atomic.Bool
 	cleanup goruntime.Cleanup
 }
 
-func newBody(rc io.ReadCloser, e *runtime.SentinelEntry) *body {
-	b := &body{rc: rc, e: e}
+func newBody(rc io.ReadCloser, e *runtime.SentinelEntry, req *http.Request) *body {
+	b := &body{rc: rc, e: e, req: req}
 	b.cleanup = goruntime.AddCleanup(b, abandoned, e)
 	return b
 }
@@ -56,7 +62,7 @@ func (b *body) finish(err error) {
 		return
 	}
 	b.cleanup.Stop()
-	if err != nil {
+	if err != nil && !callerGaveUp(b.req) {
 		b.e.SetError(err)
 	}
 	b.e.Exit()
@@ -66,4 +72,15 @@ func abandoned(e *runtime.SentinelEntry) {
 	runtime.Logger().Warn("nethttp: response body was garbage-collected without being closed; exiting its entry",
 		"resource", e.Resource().Name())
 	e.Exit()
+}
+
+// callerGaveUp reports whether req's own context is done: the caller
+// canceled it, or its deadline (the caller's, or http.Client.Timeout's)
+// passed. The error that follows is the caller's doing, not the
+// upstream's, and is not recorded on the entry: callers that cancel must
+// not open an error breaker on a healthy upstream. The call's response
+// time is still counted, so a slow upstream still shows in slow-call
+// ratios and response times.
+func callerGaveUp(req *http.Request) bool {
+	return req.Context().Err() != nil
 }

@@ -133,6 +133,13 @@
 // and errors.As(err, &blockErr) hold). The request body is closed either
 // way, as the RoundTripper contract requires.
 //
+// An error that follows the caller giving up — the request's context
+// canceled or past its deadline (http.Client.Timeout included), before
+// the response or while its body is read — is not recorded: a caller's
+// impatience must not open an error breaker on a healthy upstream. The
+// call's response time is still counted, so a slow upstream shows in
+// slow-call-ratio breakers.
+//
 // The entry stays open while the response body is: it exits at the first
 // of io.EOF, a read error, or Close, so the response time and the thread
 // count cover the whole exchange. A response without a body (http.NoBody)

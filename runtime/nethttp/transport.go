@@ -72,7 +72,9 @@ func (t *transport) send(req *http.Request, e *runtime.SentinelEntry) (*http.Res
 	}()
 	resp, err := t.base.RoundTrip(req)
 	if err != nil {
-		e.SetError(err)
+		if !callerGaveUp(req) {
+			e.SetError(err)
+		}
 		return resp, err
 	}
 	if t.errorStatus != nil && t.errorStatus(resp.StatusCode) {
@@ -83,7 +85,7 @@ func (t *transport) send(req *http.Request, e *runtime.SentinelEntry) (*http.Res
 	if resp.Body == nil || resp.Body == http.NoBody || resp.StatusCode == http.StatusSwitchingProtocols {
 		return resp, nil
 	}
-	resp.Body = newBody(resp.Body, e)
+	resp.Body = newBody(resp.Body, e, req)
 	handedOver = true
 	return resp, nil
 }

@@ -1,0 +1,97 @@
+package nethttp_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+)
+
+// Six requests cancelled by their own callers used to open an error-count
+// breaker on a healthy upstream: the caller's cancellation was recorded as
+// the upstream's error. It is not, whether the caller gives up before the
+// response, while reading its body, or at its deadline.
+func TestCallerCancellationIsNotTheUpstreamsError(t *testing.T) {
+	noLeaks(t)
+	clk := handClock(t)
+	rec := record(t)
+	arrived := make(chan struct{}, 1)
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			arrived <- struct{}{}
+			<-r.Context().Done() // healthy, just slower than the caller's patience
+		case "/stream":
+			_, _ = io.WriteString(w, "part")
+			w.(http.Flusher).Flush()
+			arrived <- struct{}{}
+			<-r.Context().Done()
+		default:
+			_, _ = io.WriteString(w, "ok")
+		}
+	}))
+	client := &http.Client{Transport: nethttp.Transport(upstream.Client().Transport)}
+	t.Cleanup(func() {
+		client.CloseIdleConnections()
+		upstream.Close()
+	})
+	for _, path := range []string{"/slow", "/stream", "/ok"} {
+		require.NoError(t, degrade.LoadRules([]degrade.Rule{
+			{Resource: "GET:" + upstream.URL + path, Grade: degrade.ErrorCount, Count: 2, TimeWindow: 60, MinRequestAmount: 1},
+		}))
+		t.Cleanup(func() { _ = degrade.LoadRules(nil) })
+
+		for i := range 6 {
+			ctx, cancel := context.WithCancel(context.Background())
+			if i%2 == 1 && path != "/ok" {
+				ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(20*time.Millisecond))
+			}
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, upstream.URL+path, nil)
+			require.NoError(t, err)
+			done := make(chan error, 1)
+			go func() {
+				resp, err := client.Do(req)
+				if err == nil {
+					_, err = io.ReadAll(resp.Body)
+					_ = resp.Body.Close()
+				}
+				done <- err
+			}()
+			if path != "/ok" {
+				select {
+				case <-arrived:
+				case err := <-done: // refused before reaching the upstream
+					cancel()
+					require.NoError(t, err, "%s: call %d", path, i)
+				}
+			}
+			if i%2 == 0 || path == "/ok" {
+				cancel()
+			}
+			err = <-done
+			cancel()
+			require.False(t, errors.Is(err, runtime.ErrBlocked), "%s: call %d was blocked: %v", path, i, err)
+			if path != "/ok" {
+				require.Error(t, err)
+				require.True(t, errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded), "%v", err)
+				assert.NoError(t, rec.lastExit().Err, "%s: the caller's cancellation is not recorded", path)
+			}
+		}
+		cl := cluster(t, "GET:"+upstream.URL+path)
+		assert.Zero(t, cl.ExceptionQPS(clk.Millis()), path)
+		assert.Zero(t, cl.Threads(), path)
+		for _, b := range degrade.Breakers() {
+			assert.Equal(t, degrade.Closed, b.State, "%s: the breaker stays closed", path)
+		}
+	}
+}
