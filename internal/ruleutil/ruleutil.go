@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,12 +92,6 @@ func accepted(names map[int][]string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// CompileResourceRegex compiles a regex rule's resource with Java's
-// Pattern.matcher(name).matches() semantics: the whole name must match.
-func CompileResourceRegex(pattern string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + pattern + `)$`)
 }
 
 // Enum is a rule enum's table: its Go type's name and, for each of Java's

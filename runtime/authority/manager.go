@@ -107,6 +107,7 @@ func compile(rules []Rule) (*ruleSet, error) {
 	}
 	first := map[key]int{}
 	var errs runtime.RuleErrors
+	compiler := &ruleutil.Regexes{} // bounds the set's patterns in all
 	for i := range s.rules {
 		r := &s.rules[i]
 		bad := func(field, format string, args ...any) {
@@ -124,7 +125,7 @@ func compile(rules []Rule) (*ruleSet, error) {
 		} else {
 			first[key{r.Resource, r.Regex}] = i
 			if r.Regex {
-				re, err := ruleutil.CompileResourceRegex(r.Resource)
+				re, err := compiler.Compile(r.Resource)
 				if err != nil {
 					bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
 					ok = false

@@ -24,6 +24,7 @@ func ValidateRules(rules []Rule) error {
 func validate(rules []Rule) (map[int]*regexp.Regexp, error) {
 	var errs runtime.RuleErrors
 	var patterns map[int]*regexp.Regexp
+	compiler := &ruleutil.Regexes{} // bounds the set's patterns in all
 	for i := range rules {
 		r := &rules[i]
 		bad := func(field, format string, args ...any) {
@@ -32,7 +33,7 @@ func validate(rules []Rule) (map[int]*regexp.Regexp, error) {
 		if strings.TrimSpace(r.Resource) == "" {
 			bad("resource", "is required")
 		} else if r.Regex {
-			re, err := ruleutil.CompileResourceRegex(r.Resource)
+			re, err := compiler.Compile(r.Resource)
 			if err != nil {
 				bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
 			} else {

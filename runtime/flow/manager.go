@@ -87,19 +87,21 @@ func (t *stateTable) get(resource string, create func() *resState) *resState {
 //
 // Exact duplicates are loaded once, as Java's HashSet does.
 func LoadRules(rules []Rule) error {
-	if errs := validate(rules); len(errs) > 0 {
+	errs, patterns := validate(rules)
+	if len(errs) > 0 {
 		return errs
 	}
 	loadMu.Lock()
-	install(rules)
+	install(rules, patterns)
 	loadMu.Unlock()
 	runtime.RulesChanged()
 	return nil
 }
 
-// install compiles rules (already valid) and publishes them. loadMu is
-// held.
-func install(rules []Rule) {
+// install compiles rules (already valid) and publishes them, taking regex
+// rules' patterns from what validation compiled (nil: compile them).
+// loadMu is held.
+func install(rules []Rule, patterns *ruleutil.Regexes) {
 	old := current.Load()
 	next := &ruleSet{exact: make(map[string][]*compiled), byKey: make(map[ruleKey]*compiled)}
 	for i := range rules {
@@ -115,7 +117,7 @@ func install(rules []Rule) {
 			}
 		}
 		if r.Regex {
-			cr.re, _ = ruleutil.CompileResourceRegex(r.Resource) // validated
+			cr.re, _ = patterns.Compile(r.Resource) // validated: compiled already
 			next.regex = append(next.regex, cr)
 		} else {
 			next.exact[r.Resource] = append(next.exact[r.Resource], cr)
@@ -185,7 +187,7 @@ func SetColdFactor(f int) error {
 	changed := f != coldFactor
 	coldFactor = f
 	if rs := current.Load(); changed && rs != nil {
-		install(rs.rules)
+		install(rs.rules, nil)
 	}
 	loadMu.Unlock()
 	if changed {

@@ -13,18 +13,21 @@ import (
 // error, when not nil, is a runtime.RuleErrors naming each bad rule's
 // index, field and reason.
 func ValidateRules(rules []Rule) error {
-	if errs := validate(rules); len(errs) > 0 {
+	if errs, _ := validate(rules); len(errs) > 0 {
 		return errs
 	}
 	return nil
 }
 
-func validate(rules []Rule) runtime.RuleErrors {
+// validate also returns the rules' compiled patterns, for install to use
+// rather than compile them again.
+func validate(rules []Rule) (runtime.RuleErrors, *ruleutil.Regexes) {
 	var errs runtime.RuleErrors
+	patterns := &ruleutil.Regexes{}
 	for i := range rules {
-		errs = append(errs, validateRule(i, &rules[i])...)
+		errs = append(errs, validateRule(i, &rules[i], patterns)...)
 	}
-	return errs
+	return errs, patterns
 }
 
 // validateRule is Java's FlowRuleUtil.isValidRule, which names no reason,
@@ -32,7 +35,7 @@ func validate(rules []Rule) runtime.RuleErrors {
 // loads, with Java's meaning, and LintRules warns about it: an unknown
 // strategy code, an unknown controlBehavior code, a thread rule with
 // strategy Relate or Chain and no refResource.
-func validateRule(i int, r *Rule) runtime.RuleErrors {
+func validateRule(i int, r *Rule, patterns *ruleutil.Regexes) runtime.RuleErrors {
 	var errs runtime.RuleErrors
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &runtime.RuleError{Index: i, Resource: r.Resource, Field: field, Reason: fmt.Sprintf(format, args...)})
@@ -41,7 +44,7 @@ func validateRule(i int, r *Rule) runtime.RuleErrors {
 	if strings.TrimSpace(r.Resource) == "" {
 		bad("resource", "is blank; a rule needs the name of the resource it protects")
 	} else if r.Regex {
-		if _, err := ruleutil.CompileResourceRegex(r.Resource); err != nil {
+		if _, err := patterns.Compile(r.Resource); err != nil {
 			bad("resource", "%q is not a valid regular expression (regex is true): %v", r.Resource, err)
 		}
 	}

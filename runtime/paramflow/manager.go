@@ -102,8 +102,9 @@ func copyRule(r Rule) Rule {
 // nil or empty clears the rules. A rule equal to one in force keeps its
 // per-value state (tokens, thread counts).
 func LoadRules(rules []Rule) error {
-	if err := ValidateRules(rules); err != nil {
-		return err
+	errs, patterns := validateAll(rules)
+	if len(errs) > 0 {
+		return errs
 	}
 	loadMu.Lock()
 	defer loadMu.Unlock()
@@ -130,7 +131,7 @@ func LoadRules(rules []Rule) error {
 		if s.states[id] != nil {
 			continue // an equal rule twice: Java's HashSet keeps one
 		}
-		cr := compile(r)
+		cr := compileWith(r, patterns)
 		st := old[id]
 		if st == nil {
 			st = &ruleState{capacity: capacityFor(cr.durationSec), byName: map[string]*cache{}}
@@ -157,7 +158,12 @@ func identity(r *Rule) string {
 	return string(b)
 }
 
-func compile(r *Rule) *compiledRule {
+// compile builds a rule's compiled form, compiling a regex rule's pattern.
+func compile(r *Rule) *compiledRule { return compileWith(r, nil) }
+
+// compileWith builds a rule's compiled form; a regex rule's pattern comes
+// from patterns, which validation filled.
+func compileWith(r *Rule, patterns *ruleutil.Regexes) *compiledRule {
 	cr := &compiledRule{
 		rule:        r,
 		idx:         *r.ParamIdx,
@@ -171,7 +177,7 @@ func compile(r *Rule) *compiledRule {
 	}
 	cr.durationMs = cr.durationSec * 1000
 	if r.Regex {
-		cr.regex, _ = ruleutil.CompileResourceRegex(r.Resource)
+		cr.regex, _ = patterns.Compile(r.Resource) // validated: compiled already
 	}
 	if len(r.ParamFlowItemList) > 0 {
 		cr.items = map[key]int64{}

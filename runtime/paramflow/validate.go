@@ -23,20 +23,27 @@ import (
 // call, an item Java skips (no object, no count, a negative count, an
 // object that does not parse as its classType) is skipped.
 func ValidateRules(rules []Rule) error {
-	var errs runtime.RuleErrors
-	for i := range rules {
-		for _, e := range validate(&rules[i]) {
-			e.Index, e.Resource = i, rules[i].Resource
-			errs = append(errs, e)
-		}
-	}
-	if len(errs) > 0 {
+	if errs, _ := validateAll(rules); len(errs) > 0 {
 		return errs
 	}
 	return nil
 }
 
-func validate(r *Rule) []*runtime.RuleError {
+// validateAll also returns the rules' compiled patterns, for LoadRules to
+// use rather than compile them again.
+func validateAll(rules []Rule) (runtime.RuleErrors, *ruleutil.Regexes) {
+	var errs runtime.RuleErrors
+	patterns := &ruleutil.Regexes{}
+	for i := range rules {
+		for _, e := range validate(&rules[i], patterns) {
+			e.Index, e.Resource = i, rules[i].Resource
+			errs = append(errs, e)
+		}
+	}
+	return errs, patterns
+}
+
+func validate(r *Rule, patterns *ruleutil.Regexes) []*runtime.RuleError {
 	var errs []*runtime.RuleError
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, &runtime.RuleError{Field: field, Reason: fmt.Sprintf(format, args...)})
@@ -44,7 +51,7 @@ func validate(r *Rule) []*runtime.RuleError {
 	if strings.TrimSpace(r.Resource) == "" {
 		bad("resource", "is blank")
 	} else if r.Regex {
-		if _, err := ruleutil.CompileResourceRegex(r.Resource); err != nil {
+		if _, err := patterns.Compile(r.Resource); err != nil {
 			bad("resource", "is not a valid regular expression: %v", err)
 		}
 	}

@@ -1,0 +1,84 @@
+package ruleutil_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+)
+
+// `getOrder)|(.*` wrapped as text in ^(?:...)$ closed the group early and
+// matched every resource name.
+func TestRegexCannotEscapeItsAnchors(t *testing.T) {
+	for _, p := range []string{`getOrder)|(.*`, `a)|(?:.*`, `x)$|^(.*`} {
+		_, err := ruleutil.CompileResourceRegex(p)
+		assert.Error(t, err, p)
+	}
+	re, err := ruleutil.CompileResourceRegex(`a|b`)
+	require.NoError(t, err)
+	assert.True(t, re.MatchString("a"))
+	assert.True(t, re.MatchString("b"))
+	assert.False(t, re.MatchString("ab"), "the whole name must match")
+	assert.False(t, re.MatchString("xa"))
+	re, err = ruleutil.CompileResourceRegex(`/api/(?i)Order/.*`)
+	require.NoError(t, err)
+	assert.True(t, re.MatchString("/api/order/1"))
+	assert.False(t, re.MatchString("x/api/order/1"))
+}
+
+func TestRegexCaps(t *testing.T) {
+	_, err := ruleutil.CompileResourceRegex(strings.Repeat("a", ruleutil.MaxRegexLen+1))
+	assert.ErrorContains(t, err, "over the 4096-byte cap")
+	_, err = ruleutil.CompileResourceRegex(strings.Repeat(`\w{1000}`, 11))
+	assert.ErrorContains(t, err, "instructions, over the cap of 10000")
+	_, err = ruleutil.CompileResourceRegex(strings.Repeat(`\w{1000}`, 9))
+	assert.NoError(t, err)
+}
+
+func TestRegexesCompileEachPatternOnceWithinABudget(t *testing.T) {
+	var x ruleutil.Regexes
+	before := ruleutil.RegexCompilations()
+	a, err := x.Compile(`/api/.*`)
+	require.NoError(t, err)
+	b, err := x.Compile(`/api/.*`)
+	require.NoError(t, err)
+	assert.Same(t, a, b)
+	assert.EqualValues(t, 1, ruleutil.RegexCompilations()-before)
+
+	big := strings.Repeat(`\w{1000}`, 9) // about 9,000 instructions
+	var errs int
+	before = ruleutil.RegexCompilations()
+	for i := range 300 {
+		if _, err := x.Compile(big + strings.Repeat("x", i)); err != nil {
+			errs++
+			assert.ErrorContains(t, err, "over the cap of 200000 instructions in all")
+		}
+	}
+	assert.Greater(t, errs, 270)
+	assert.LessOrEqual(t, ruleutil.RegexCompilations()-before, int64(ruleutil.MaxRegexSetInsts/9000+1), "compiling stops at the budget")
+}
+
+// FuzzCompileResourceRegex: a pattern that parses alone means what
+// ^(?:pattern)$ means, and nothing that does not parse alone compiles.
+func FuzzCompileResourceRegex(f *testing.F) {
+	for _, s := range []string{`a|b`, `getOrder)|(.*`, `(?i)x|y`, `a(?s).b`, `\Qa.b`, `[a-z]+\d?`, `^x$`, `(a)(?:b)`} {
+		f.Add(s, "ab")
+	}
+	f.Fuzz(func(t *testing.T, pattern, name string) {
+		re, err := ruleutil.CompileResourceRegex(pattern)
+		if err != nil {
+			return
+		}
+		old, oerr := regexp.Compile(`^(?:` + pattern + `)$`)
+		if oerr != nil {
+			return
+		}
+		if re.MatchString(name) != old.MatchString(name) {
+			t.Fatalf("pattern %q, name %q: %v, want %v (%s)", pattern, name, re.MatchString(name), old.MatchString(name), re)
+		}
+	})
+}
