@@ -32,6 +32,12 @@ type Client struct {
 	answered atomic.Int64
 	failed   atomic.Int64
 	skipped  atomic.Int64
+	local    atomic.Int64 // calls with too many values, left to the local rule
+
+	// ctx is canceled by Close, so that a heartbeat in flight on a hung
+	// Redis ends at once.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	stop     chan struct{}
 	done     chan struct{}
@@ -83,6 +89,7 @@ func New(cfg Config) (*Client, error) {
 		stop:         make(chan struct{}),
 		done:         make(chan struct{}),
 	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.heartbeat()
 	go c.heartbeats()
 	return c, nil
@@ -101,15 +108,29 @@ func Uninstall() {
 	paramflow.SetClusterChecker(nil)
 }
 
+// closeTimeout bounds how long Close waits for Redis to deregister the
+// instance (Config.Timeout when shorter).
+const closeTimeout = 500 * time.Millisecond
+
 // Close stops the heartbeat, removes this instance from the live set (so
 // thresholdType 0 shrinks at once rather than after InstanceTTL) and
 // closes the connections. Uninstall it from the flow slot first.
+//
+// Close returns within about 500 ms (Config.Timeout when shorter) even
+// when Redis does not answer: a heartbeat in flight is abandoned, and when
+// the deregistration gets no answer in time the instance stays in the live
+// set until its registration expires (InstanceTTL).
 func (c *Client) Close() error {
 	var err error
 	c.closeOne.Do(func() {
 		close(c.stop)
+		c.cancel()
 		<-c.done
-		ctx, cancel := context.WithTimeout(context.Background(), c.timeout(0))
+		d := closeTimeout
+		if c.cfg.Timeout > 0 && c.cfg.Timeout < d {
+			d = c.cfg.Timeout
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), d)
 		c.rdb.ZRem(ctx, c.instancesKey, c.cfg.InstanceID)
 		cancel()
 		err = c.rdb.Close()
@@ -120,11 +141,13 @@ func (c *Client) Close() error {
 // InstanceID is this instance's name in the live set.
 func (c *Client) InstanceID() string { return c.cfg.InstanceID }
 
-// Stats counts checks: Answered by Redis, Failed (error or timeout), and
-// Skipped while the breaker was open; BreakerOpen is its state now.
+// Stats counts checks: Answered by Redis, Failed (error, timeout or an
+// unexpected reply), Skipped while the breaker was open, and Local: calls
+// with more than MaxParamValues values, left to the local rule;
+// BreakerOpen is the breaker's state now.
 type Stats struct {
-	Answered, Failed, Skipped int64
-	BreakerOpen               bool
+	Answered, Failed, Skipped, Local int64
+	BreakerOpen                      bool
 }
 
 // Stats returns the client's counters.
@@ -133,6 +156,7 @@ func (c *Client) Stats() Stats {
 		Answered:    c.answered.Load(),
 		Failed:      c.failed.Load(),
 		Skipped:     c.skipped.Load(),
+		Local:       c.local.Load(),
 		BreakerOpen: c.br.open(),
 	}
 }
@@ -173,16 +197,22 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 	if cc == nil {
 		return false, fmt.Errorf("cluster: hot-parameter rule %q has no clusterConfig", rule.Resource)
 	}
-	keys := make([]string, 1, 1+len(values))
+	n := min(len(values), c.cfg.MaxParamValues)
+	keys := make([]string, 1, 1+n)
 	keys[0] = c.instancesKey
-	args := make([]any, 3, 3+2*len(values))
+	args := make([]any, 3, 3+2*n)
 	args[0] = cc.ThresholdType
-	seen := make(map[string]int, len(values))
+	seen := make(map[string]int, min(len(values), c.cfg.MaxParamValues))
 	for _, v := range values {
 		k := c.paramKey(cc.FlowID, v.Key)
 		if i, dup := seen[k]; dup {
 			args[3+2*i+1] = args[3+2*i+1].(int64) + acquire
 			continue
+		}
+		if len(seen) == c.cfg.MaxParamValues {
+			c.local.Add(1)
+			return false, fmt.Errorf("cluster: hot-parameter rule %q: a call with more than %d distinct values is not sent to Redis: %w",
+				rule.Resource, c.cfg.MaxParamValues, paramflow.ErrCheckLocally)
 		}
 		seen[k] = len(keys) - 1
 		keys = append(keys, k)
@@ -222,10 +252,19 @@ func (c *Client) run(ctx context.Context, keys []string, args []any, samples, wi
 		c.failed.Add(1)
 		return false, err
 	}
+	verdict, isInt := res[0].(int64)
+	if !isInt || (verdict != 0 && verdict != 1) {
+		// Not what the script answers: something else is at the address
+		// (a proxy, another script under this SHA). Neither admit nor
+		// block on it: it is a failure like any other, which the
+		// breaker counts and the rule's fallback answers.
+		c.br.failure(probe)
+		c.failed.Add(1)
+		return false, fmt.Errorf("cluster: unexpected verdict %#v from the window script, want 0 or 1", res[0])
+	}
 	c.br.success(probe)
 	c.answered.Add(1)
-	admitted, _ := res[0].(int64)
-	return admitted == 1, nil
+	return verdict == 1, nil
 }
 
 func formatCount(n float64) string { return strconv.FormatFloat(n, 'g', -1, 64) }
@@ -239,7 +278,7 @@ func (c *Client) LiveInstances(ctx context.Context) (int64, error) {
 // next tick (until then, the instance counts for nobody's thresholdType 0
 // but its own checks still work).
 func (c *Client) heartbeat() {
-	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.HeartbeatInterval)
+	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.HeartbeatInterval)
 	defer cancel()
 	heartbeatScript.Run(ctx, c.rdb, []string{c.instancesKey}, c.cfg.InstanceID, c.cfg.InstanceTTL.Milliseconds())
 }

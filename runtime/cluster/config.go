@@ -46,6 +46,12 @@ type Config struct {
 	// BreakerCooldown is how long an open breaker skips Redis before one
 	// call probes it again; 1s by default.
 	BreakerCooldown time.Duration
+	// MaxParamValues is the most distinct argument values one
+	// hot-parameter call sends to Redis (each is a key of the check
+	// script); 100 by default. A call with more — a caller passing a
+	// 100,000-element slice — is not sent: the rule checks it locally
+	// (paramflow.ErrCheckLocally), as if it were not in cluster mode.
+	MaxParamValues int
 	// PoolSize is the connection pool's size; go-redis's default (10 per
 	// CPU) when 0.
 	PoolSize int
@@ -67,6 +73,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.BreakerFailures <= 0 {
 		c.BreakerFailures = 3
+	}
+	if c.MaxParamValues <= 0 {
+		c.MaxParamValues = 100
 	}
 	if c.BreakerCooldown <= 0 {
 		c.BreakerCooldown = time.Second

@@ -113,6 +113,22 @@
 // Stats reports the checks answered, failed and skipped, and the
 // breaker's state.
 //
+// A reply that is not the script's verdict (an integer 0 or 1: something
+// else answers at the address) is an error like any other: counted as a
+// failure by the breaker, and the call answered by the rule's fallback,
+// never silently blocked or admitted.
+//
+// A hot-parameter call with more than Config.MaxParamValues (100)
+// distinct values is not sent to Redis (each value is a key of the
+// script): it returns paramflow.ErrCheckLocally, and the rule checks the
+// call locally, whatever fallbackToLocalWhenFail says; Stats counts it as
+// Local, and the breaker is not told.
+//
+// Close returns within about 500 ms (Config.Timeout when shorter) even
+// when Redis hangs: the heartbeat in flight is abandoned, and an
+// unanswered deregistration leaves the instance in the live set until
+// InstanceTTL.
+//
 // # Cost
 //
 // A cluster check is one Redis round trip (TestOneRoundTripPerCheck counts

@@ -2,6 +2,7 @@ package paramflow
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -23,6 +24,13 @@ import (
 type ClusterChecker interface {
 	CheckParams(ctx context.Context, rule *Rule, values []ClusterValue, acquire int64) (admitted bool, err error)
 }
+
+// ErrCheckLocally, returned (or wrapped) by a ClusterChecker, declines to
+// count a call cluster-wide, such as one with more values than the checker
+// sends to its server in one request: the call is then checked by the
+// rule locally, whatever fallbackToLocalWhenFail says (the cluster did not
+// fail; it was not asked).
+var ErrCheckLocally = errors.New("paramflow: call checked locally")
 
 // ClusterValue is one argument value of a call under a cluster rule.
 type ClusterValue struct {
@@ -95,6 +103,8 @@ func (b *bound) passCluster(c *runtime.Call, keys []key) clusterVerdict {
 	}
 	ok, err := b.cluster.CheckParams(c.Context(), b.rule, values, c.BatchCount())
 	switch {
+	case err != nil && errors.Is(err, ErrCheckLocally):
+		return clusterLocal
 	case err != nil:
 		return fallback
 	case ok:
