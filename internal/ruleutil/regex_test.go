@@ -82,3 +82,12 @@ func FuzzCompileResourceRegex(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkCompileResourceRegex(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ruleutil.CompileResourceRegex(`/api/orders/[0-9]+(/items)?`); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

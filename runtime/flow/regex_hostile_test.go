@@ -51,3 +51,18 @@ func TestRegexRulesCompileOnceWithinCaps(t *testing.T) {
 	err = flow.LoadRules([]flow.Rule{{Resource: strings.Repeat("a", ruleutil.MaxRegexLen+1), Regex: true, Grade: flow.GradeQPS, Count: 1}})
 	assert.ErrorContains(t, err, "byte cap")
 }
+
+// BenchmarkLoadHostileRegexRules loads (and refuses) 300 patterns of
+// about 9,000 instructions each: the set's budget stops compiling early.
+func BenchmarkLoadHostileRegexRules(b *testing.B) {
+	rules := make([]flow.Rule, 300)
+	for i := range rules {
+		rules[i] = flow.Rule{Resource: strings.Repeat(`\w{1000}`, 9) + strings.Repeat("x", i), Regex: true, Grade: flow.GradeQPS, Count: 1}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if flow.LoadRules(rules) == nil {
+			b.Fatal("loaded")
+		}
+	}
+}
