@@ -20,12 +20,19 @@ import (
 // on, a series the client library refuses.
 type emitter struct {
 	ch   chan<- prometheus.Metric
-	seen map[string]struct{}
+	seen map[seriesKey]struct{}
 	key  strings.Builder
 }
 
+// seriesKey is a series: its family and its label values, joined by a
+// byte that no sanitised label holds.
+type seriesKey struct {
+	d      *prometheus.Desc
+	labels string
+}
+
 func newEmitter(ch chan<- prometheus.Metric) *emitter {
-	return &emitter{ch: ch, seen: make(map[string]struct{})}
+	return &emitter{ch: ch, seen: make(map[seriesKey]struct{})}
 }
 
 // labels sanitises labels in place and reports whether the series of d
@@ -35,12 +42,11 @@ func (e *emitter) labels(d *prometheus.Desc, labels []string) bool {
 		labels[i] = safetext.Label(l)
 	}
 	e.key.Reset()
-	e.key.WriteString(d.String())
 	for _, l := range labels {
 		e.key.WriteByte(0xff) // never in a sanitised label
 		e.key.WriteString(l)
 	}
-	k := e.key.String()
+	k := seriesKey{d, e.key.String()}
 	if _, dup := e.seen[k]; dup {
 		return false
 	}
