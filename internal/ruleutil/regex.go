@@ -22,8 +22,8 @@ import (
 //     so that the cost of loading a document is bounded whatever it holds.
 const (
 	MaxRegexLen      = 4096
-	MaxRegexInsts    = 10_000
-	MaxRegexSetInsts = 200_000
+	MaxRegexInsts    = 5_000
+	MaxRegexSetInsts = 100_000
 )
 
 var regexCompilations atomic.Int64

@@ -33,9 +33,9 @@ func TestRegexCannotEscapeItsAnchors(t *testing.T) {
 func TestRegexCaps(t *testing.T) {
 	_, err := ruleutil.CompileResourceRegex(strings.Repeat("a", ruleutil.MaxRegexLen+1))
 	assert.ErrorContains(t, err, "over the 4096-byte cap")
-	_, err = ruleutil.CompileResourceRegex(strings.Repeat(`\w{1000}`, 11))
-	assert.ErrorContains(t, err, "instructions, over the cap of 10000")
-	_, err = ruleutil.CompileResourceRegex(strings.Repeat(`\w{1000}`, 9))
+	_, err = ruleutil.CompileResourceRegex(strings.Repeat(`\w{1000}`, 6))
+	assert.ErrorContains(t, err, "instructions, over the cap of 5000")
+	_, err = ruleutil.CompileResourceRegex(strings.Repeat(`\w{1000}`, 4))
 	assert.NoError(t, err)
 }
 
@@ -49,17 +49,17 @@ func TestRegexesCompileEachPatternOnceWithinABudget(t *testing.T) {
 	assert.Same(t, a, b)
 	assert.EqualValues(t, 1, ruleutil.RegexCompilations()-before)
 
-	big := strings.Repeat(`\w{1000}`, 9) // about 9,000 instructions
+	big := strings.Repeat(`\w{1000}`, 4) // about 4,000 instructions
 	var errs int
 	before = ruleutil.RegexCompilations()
 	for i := range 300 {
 		if _, err := x.Compile(big + strings.Repeat("x", i)); err != nil {
 			errs++
-			assert.ErrorContains(t, err, "over the cap of 200000 instructions in all")
+			assert.ErrorContains(t, err, "over the cap of 100000 instructions in all")
 		}
 	}
 	assert.Greater(t, errs, 270)
-	assert.LessOrEqual(t, ruleutil.RegexCompilations()-before, int64(ruleutil.MaxRegexSetInsts/9000+1), "compiling stops at the budget")
+	assert.LessOrEqual(t, ruleutil.RegexCompilations()-before, int64(ruleutil.MaxRegexSetInsts/4000+1), "compiling stops at the budget")
 }
 
 // FuzzCompileResourceRegex: a pattern that parses alone means what

@@ -40,7 +40,7 @@ func TestRegexRulesCompileOnceWithinCaps(t *testing.T) {
 
 	rules := make([]flow.Rule, 300)
 	for i := range rules {
-		rules[i] = flow.Rule{Resource: strings.Repeat(`\w{1000}`, 9) + strings.Repeat("x", i), Regex: true, Grade: flow.GradeQPS, Count: 1}
+		rules[i] = flow.Rule{Resource: strings.Repeat(`\w{1000}`, 4) + strings.Repeat("x", i), Regex: true, Grade: flow.GradeQPS, Count: 1}
 	}
 	before = ruleutil.RegexCompilations()
 	err := flow.LoadRules(rules)
@@ -53,11 +53,11 @@ func TestRegexRulesCompileOnceWithinCaps(t *testing.T) {
 }
 
 // BenchmarkLoadHostileRegexRules loads (and refuses) 300 patterns of
-// about 9,000 instructions each: the set's budget stops compiling early.
+// about 4,000 instructions each: the set's budget stops compiling early.
 func BenchmarkLoadHostileRegexRules(b *testing.B) {
 	rules := make([]flow.Rule, 300)
 	for i := range rules {
-		rules[i] = flow.Rule{Resource: strings.Repeat(`\w{1000}`, 9) + strings.Repeat("x", i), Regex: true, Grade: flow.GradeQPS, Count: 1}
+		rules[i] = flow.Rule{Resource: strings.Repeat(`\w{1000}`, 4) + strings.Repeat("x", i), Regex: true, Grade: flow.GradeQPS, Count: 1}
 	}
 	b.ReportAllocs()
 	for b.Loop() {

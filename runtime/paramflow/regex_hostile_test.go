@@ -28,7 +28,7 @@ func TestRegexRulesCompileOnceWithinCaps(t *testing.T) {
 
 	rules := make([]paramflow.Rule, 300)
 	for i := range rules {
-		rules[i] = paramflow.Rule{Resource: strings.Repeat(`\w{1000}`, 9) + strings.Repeat("x", i), Regex: true,
+		rules[i] = paramflow.Rule{Resource: strings.Repeat(`\w{1000}`, 4) + strings.Repeat("x", i), Regex: true,
 			Grade: paramflow.GradeQPS, ParamIdx: paramflow.Index(0), Count: 1, DurationInSec: 1}
 	}
 	before = ruleutil.RegexCompilations()
