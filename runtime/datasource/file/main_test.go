@@ -85,6 +85,15 @@ func (f *fixture) write(content string) {
 	require.NoError(f.t, os.WriteFile(f.path, []byte(content), 0o644))
 }
 
+// replace writes content to a temporary file and renames it over the rule
+// file, so that no read sees it half written.
+func (f *fixture) replace(content string) {
+	f.t.Helper()
+	tmp := f.path + ".tmp"
+	require.NoError(f.t, os.WriteFile(tmp, []byte(content), 0o644))
+	require.NoError(f.t, os.Rename(tmp, f.path))
+}
+
 // rules is a rule file with one rule per resource name.
 func rules(names ...string) string {
 	parts := make([]string, len(names))

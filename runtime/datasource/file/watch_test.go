@@ -275,11 +275,13 @@ func TestRefusalIsLoggedOnceAndReported(t *testing.T) {
 	f.write(rules("a"))
 	src := f.watch(modes[1].opts...)
 	require.Equal(t, 1, logs.Count("sentinel: rules loaded"))
-	f.write(`[{"resource":""}]`)
+	// Replaced by rename: a poll must not catch the file truncated and
+	// half written (a refusal of its own).
+	f.replace(`[{"resource":""}]`)
 	f.eventuallyRefused(func(error) bool { return true })
 	// More polls of the same bad file say nothing more.
 	reads := src.Status().Reads
-	f.write(`[{"resource":""}]`)
+	f.replace(`[{"resource":""}]`)
 	require.Eventually(t, func() bool { return src.Status().Reads > reads }, waitFor, tick)
 	assert.Equal(t, 1, logs.Count("rule file refused; the rules in force are kept"))
 	assert.Equal(t, 1, logs.Count(`rule 0: resource is blank`))
