@@ -71,5 +71,17 @@
 // Write puts the rules of a kind in force into a file as Java-compatible
 // JSON, atomically (temporary file in the same directory, fsync, rename),
 // for tools that edit rules; a watching Source picks the file up like any
-// other change.
+// other change. It writes only what loads again: compact JSON within the
+// size cap, which decodes and validates (else ErrWouldNotLoad, and the
+// file is unchanged). It keeps the file's mode, owner and group, and
+// follows a symbolic link only to a file in the link's directory or below
+// (a ConfigMap's ..data link): a link leading elsewhere is refused.
+//
+// # Hostile files
+//
+// Only regular files are read: a FIFO, device or socket at the path is
+// refused (datasource.ErrNotRegular) rather than waited on, and Watch
+// returns at once with it as LastError. A refused document's error keeps
+// its first 100 invalid rules and counts the rest, each line at most 512
+// bytes (datasource.Error), so LastError stays small whatever the file.
 package file
