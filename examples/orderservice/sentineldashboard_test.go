@@ -57,8 +57,8 @@ func TestRegistersWithASentinelDashboardAndTakesItsRules(t *testing.T) {
 
 	saved, err := os.ReadFile(filepath.Join(a.rules, "flow.json"))
 	require.NoError(t, err)
-	assert.Contains(t, string(saved), `"resource": "/api/order"`)
-	assert.Contains(t, string(saved), `"count": 1`)
+	assert.Contains(t, string(saved), `"resource":"/api/order"`)
+	assert.Contains(t, string(saved), `"count":1`)
 
 	a.nextSecond()
 	codes := a.statuses(3, http.MethodGet, "/api/order?id=1")
