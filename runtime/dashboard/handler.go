@@ -67,7 +67,7 @@ func New(opts ...Option) *Handler {
 	h.mux.HandleFunc("GET /{$}", servePage)
 	h.mux.HandleFunc("GET /api/snapshot", h.serveSnapshot)
 	h.mux.HandleFunc("GET /api/resources", h.serveResources)
-	h.mux.HandleFunc("GET /api/tree", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, runtime.Tree()) })
+	h.mux.HandleFunc("GET /api/tree", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, labelTree(runtime.Tree())) })
 	h.mux.HandleFunc("GET /api/slots", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, runtime.Slots()) })
 	h.mux.HandleFunc("GET /api/rules", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.rules()) })
 	h.mux.HandleFunc("GET /api/breakers", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, breakers()) })

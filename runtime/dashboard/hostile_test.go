@@ -228,4 +228,9 @@ func TestJSONNamesAreEscaped(t *testing.T) {
 	getJSON(t, srv, "/api/resources?name="+url.QueryEscape("dashboard.bytes\xff\n"), &rs)
 	require.Len(t, rs, 1)
 	assert.Equal(t, `dashboard.bytes\xff\n`, rs[0].Name)
+
+	code, body := get(t, srv, "/api/tree")
+	require.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, `"dashboard.bytes\\xff\\n"`, "the tree shows it escaped too")
+	assert.NotContains(t, body, `\ufffd`)
 }

@@ -77,6 +77,16 @@ func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 	return out
 }
 
+// labelTree makes the tree's context and resource names labels
+// (safetext.Label), as Resource names are.
+func labelTree(n runtime.TreeNode) runtime.TreeNode {
+	n.Name = safetext.Label(n.Name)
+	for i := range n.Children {
+		n.Children[i] = labelTree(n.Children[i])
+	}
+	return n
+}
+
 // MaxNames is the most distinct names one api/resources request may ask
 // for; repeats of a name count once.
 const MaxNames = 100
