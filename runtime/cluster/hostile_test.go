@@ -160,7 +160,7 @@ func TestUnexpectedVerdictIsAnError(t *testing.T) {
 			assert.Contains(t, err.Error(), "unexpected verdict")
 
 			install(t, c, rule)
-			t.Cleanup(runtime.SetClock(clocktest.New())) // one local window for the ten calls
+			clocktest.Install(t) // one local window for the ten calls
 			admitted := calls("verdict", 10)
 			assert.Equal(t, 5, admitted, "the local fallback decides: 5 per second")
 			st := c.Stats()

@@ -29,8 +29,7 @@ func scrape(t *testing.T, reg *prometheus.Registry) (int, string) {
 }
 
 func TestNonUTF8OriginDoesNotBreakTheScrape(t *testing.T) {
-	clk := clocktest.New()
-	defer runtime.SetClock(clk)()
+	clocktest.Install(t)
 	reg, _ := newRegistry(t, metrics.WithOrigins(10))
 	const res = "metrics.hostile.origin"
 	ctx := runtime.EnterContext(context.Background(), "metrics_hostile", "ab\xff")
@@ -62,8 +61,7 @@ func TestNonUTF8PathDoesNotBreakTheScrape(t *testing.T) {
 }
 
 func TestLabelsThatSanitiseAlikeDoNotCollide(t *testing.T) {
-	clk := clocktest.New()
-	defer runtime.SetClock(clk)()
+	clocktest.Install(t)
 	reg, _ := newRegistry(t, metrics.WithOrigins(10))
 	ctx := runtime.EnterContext(context.Background(), "metrics_twins", "o\xff")
 	for _, res := range []string{"metrics.twin\xff", `metrics.twin\xff`} {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
@@ -23,7 +24,7 @@ import (
 // response, while reading its body, or at its deadline.
 func TestCallerCancellationIsNotTheUpstreamsError(t *testing.T) {
 	noLeaks(t)
-	clk := handClock(t)
+	clk := clocktest.Install(t)
 	rec := record(t)
 	arrived := make(chan struct{}, 1)
 	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
