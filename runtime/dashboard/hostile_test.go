@@ -92,6 +92,23 @@ func TestRuleUpdateThatWouldNotLoadAgainIsRefused(t *testing.T) {
 	assert.Len(t, flow.Rules(), 1)
 }
 
+// A Save of another source (etcd, Redis) that refuses a document that
+// would not load is answered 413, and the rules before are put back.
+func TestRuleUpdateRefusedBySaveIsPutBack(t *testing.T) {
+	t.Cleanup(func() { _ = flow.LoadRules(nil) })
+	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: "dashboard.kept", Grade: flow.GradeQPS, Count: 1}}))
+	rf := dashboard.RuleFile{Kind: datasource.Flow, Save: func(k datasource.Kind) error {
+		_, err := datasource.EncodeCheckedMax("etcd:/rules", k, 64)
+		return err
+	}}
+	srv := httptest.NewServer(dashboard.New(dashboard.WithRuleUpdates(rf)))
+	defer srv.Close()
+	code, body := put(t, srv, "/api/rules/flow", `[{"resource":"dashboard.new","count":5}]`)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, code, body)
+	require.Len(t, flow.Rules(), 1)
+	assert.Equal(t, "dashboard.kept", flow.Rules()[0].Resource)
+}
+
 // With rule updates on, nothing checked Host: a DNS-rebinding page could
 // read and write rules from the victim's browser.
 func TestHostAllowList(t *testing.T) {

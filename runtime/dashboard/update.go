@@ -31,6 +31,9 @@ import (
 // MaxSize (Java's defaults filled in make a terse rule several times
 // larger), or their encoding would not load, the update is refused with
 // 413: the rules in force before are put back and the file is unchanged.
+// A Save that refuses for the same reasons (its error wraps
+// datasource.ErrWouldNotLoad, as the etcd and Redis sources' Save do) is
+// answered the same way.
 //
 // Unlike the Java dashboard's pushes, which live in memory, an update
 // outlives the process.
@@ -127,7 +130,7 @@ func (h *Handler) serveRuleUpdate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if err := rf.SaveRules(); errors.Is(err, file.ErrWouldNotLoad) {
+	if err := rf.SaveRules(); errors.Is(err, datasource.ErrWouldNotLoad) {
 		if rerr := restore(rf.Kind, before, beforeErr); rerr != nil {
 			runtime.Logger().Error("sentinel: dashboard rule update refused, and the rules before could not be put back",
 				slog.String("kind", kind), slog.Any("error", rerr))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
 
@@ -67,4 +68,21 @@ func TestRuleErrorsCountTheRest(t *testing.T) {
 	assert.Len(t, de.Rules, datasource.MaxRuleErrors)
 	assert.Equal(t, 500-datasource.MaxRuleErrors, de.Omitted)
 	assert.True(t, strings.HasSuffix(err.Error(), "flow.json: ... and 400 more invalid rules"), err.Error())
+}
+
+// A write-back to a key (etcd, Redis) checked that it decodes, but not
+// that it fits the cap the watching sources read.
+func TestEncodeCheckedRefusesWhatIsOverTheCap(t *testing.T) {
+	m := fakerules.New("flow")
+	many := make([]fakerules.Rule, 100)
+	for i := range many {
+		many[i] = fakerules.Rule{Resource: "r" + strings.Repeat("x", i), Grade: 1, Count: 1}
+	}
+	require.NoError(t, m.LoadRules(many))
+	_, err := datasource.EncodeCheckedMax("etcd:/rules", m.Kind(), 1024)
+	require.ErrorIs(t, err, datasource.ErrWouldNotLoad)
+	require.ErrorIs(t, err, datasource.ErrTooLarge)
+	data, err := datasource.EncodeChecked("etcd:/rules", m.Kind())
+	require.NoError(t, err)
+	assert.NotContains(t, string(data), "\n", "compact")
 }

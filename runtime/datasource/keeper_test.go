@@ -107,7 +107,7 @@ func TestEncodeCheckedAndSaveKind(t *testing.T) {
 	require.NoError(t, flow.LoadRules([]fakerules.Rule{{Resource: "a", Count: 1}}))
 	data, err := datasource.EncodeChecked("etcd:/k", flow.Kind())
 	require.NoError(t, err)
-	assert.Contains(t, string(data), `"resource": "a"`)
+	assert.Contains(t, string(data), `"resource":"a"`)
 
 	combined := datasource.NewCombined(flow.Kind(), degrade.Kind())
 	k, err := datasource.SaveKind(combined, flow.Kind())

@@ -380,8 +380,11 @@ func TestDashboardUpdatesCompareAndSwap(t *testing.T) {
 	b := newInstance(t, srv, srv.Addr())
 	b.src.Subscribe(func(datasource.Event) { <-gate })
 	defer close(gate)
-	dashA := dashboard.New(dashboard.WithSource(a.src), dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: a.m.Kind(), Save: a.src.Save}))
-	dashB := dashboard.New(dashboard.WithSource(b.src), dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: b.m.Kind(), Save: b.src.Save}))
+	// httptest requests name Host example.com.
+	dashA := dashboard.New(dashboard.WithSource(a.src), dashboard.WithAllowedHosts("example.com"),
+		dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: a.m.Kind(), Save: a.src.Save}))
+	dashB := dashboard.New(dashboard.WithSource(b.src), dashboard.WithAllowedHosts("example.com"),
+		dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: b.m.Kind(), Save: b.src.Save}))
 
 	code, body := httpPut(dashA, "/api/rules/flow", rules("fromA"))
 	require.Equal(t, http.StatusOK, code, body)

@@ -14,8 +14,9 @@ import (
 // ErrWouldNotLoad is the cause of a Write refused because the file it
 // would write could not be loaded again: over the size cap a Source reads
 // (datasource.ErrTooLarge too), or refused by decoding and validation. The
-// file is left as it was.
-var ErrWouldNotLoad = errors.New("would not load again")
+// file is left as it was. It is datasource.ErrWouldNotLoad, which the
+// other sources' write-backs wrap too.
+var ErrWouldNotLoad = datasource.ErrWouldNotLoad
 
 // Write writes the rules of kind in force to path as Java-compatible JSON
 // (Java's field names and numeric codes, compact; a combined kind writes

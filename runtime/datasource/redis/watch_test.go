@@ -241,7 +241,7 @@ func TestDashboardUpdatesGoToRedis(t *testing.T) {
 	w := writer(t, srv)
 	publish(t, w, rules("v1"))
 	a, b := newInstance(t, srv.Addr()), newInstance(t, srv.Addr())
-	h := dashboard.New(dashboard.WithSource(a.src),
+	h := dashboard.New(dashboard.WithSource(a.src), dashboard.WithAllowedHosts("example.com"), // httptest's Host
 		dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: a.m.Kind(), Save: a.src.Save}))
 	code, body := put(t, h, "/api/rules/flow", rules("fromDashboard"))
 	require.Equal(t, 200, code, body)

@@ -39,7 +39,7 @@ func (s *Source) Save(kind datasource.Kind) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.name, err)
 	}
-	data, err := datasource.EncodeChecked(s.name, kind)
+	data, err := datasource.EncodeCheckedMax(s.name, kind, s.cfg.maxSize)
 	if err != nil {
 		return err
 	}
