@@ -103,7 +103,6 @@
 // at all, without a word: a dashboard export that wraps each rule in
 // {"app": ..., "rule": {...}}, and a gateway rule's paramItem in a
 // hot-parameter file. Warnings never make the exit status 1.
-
 //
 // # Pushing rules to a fleet
 //
