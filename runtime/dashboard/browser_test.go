@@ -94,7 +94,7 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 			e.Exit()
 		}
 	}
-	src := fakeSource{datasource.Status{Path: "rules/flow.json", Kind: "flow", Watching: "fsnotify+poll",
+	src := fakeSource{st: datasource.Status{Path: "rules/flow.json", Kind: "flow", Watching: "fsnotify+poll",
 		Rules: 1, Loads: 3, Refusals: 1, LastLoad: time.Now(),
 		LastError: errors.New(`flow.json: rule 0 (resource "x"): controlBehavior 7 is not one of 0..3`)}}
 	edit := dashboard.RuleFile{Kind: datasource.Flow, Path: filepath.Join(t.TempDir(), "flow.json")}

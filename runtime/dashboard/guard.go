@@ -29,11 +29,11 @@ import (
 // to those the handler answers when rule updates are on. Giving it at all
 // also turns the check on for a read-only handler.
 func WithAllowedHosts(hosts ...string) Option {
-	return func(h *Handler) {
-		h.checkHosts = true
+	return func(c *config) {
+		c.checkHosts = true
 		for _, host := range hosts {
 			if host = normalizeHost(host); host != "" {
-				h.allowedHosts = append(h.allowedHosts, host)
+				c.allowedHosts = append(c.allowedHosts, host)
 			}
 		}
 	}
@@ -44,7 +44,7 @@ func WithAllowedHosts(hosts ...string) Option {
 // protection; see http.CrossOriginProtection.AddTrustedOrigin. An invalid
 // origin makes New panic, as a bad route pattern does.
 func WithTrustedOrigins(origins ...string) Option {
-	return func(h *Handler) { h.trustedOrigins = append(h.trustedOrigins, origins...) }
+	return func(c *config) { c.trustedOrigins = append(c.trustedOrigins, origins...) }
 }
 
 func normalizeHost(host string) string {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
-	"github.com/sentinelgen/sentinelgen/runtime/inforce"
 )
 
 // Handler serves the introspection page and its JSON. Mount it under a
@@ -17,9 +16,14 @@ import (
 //
 // It is read-only unless WithRuleUpdates is given.
 type Handler struct {
-	mux     *http.ServeMux
-	kinds   []inforce.Kind
-	sources []Source
+	config
+	mux *http.ServeMux
+}
+
+// config is what the options set.
+type config struct {
+	kinds   []datasource.Kind
+	sources []datasource.Source
 	updates map[string]RuleFile // by kind name
 	limit   int
 
@@ -28,41 +32,35 @@ type Handler struct {
 	trustedOrigins []string
 }
 
-// Source is a rule data source that reports its state, such as a
-// *file.Source of runtime/datasource/file.
-type Source interface {
-	Status() datasource.Status
-}
-
 // Option configures a Handler.
-type Option func(*Handler)
+type Option func(*config)
 
-// WithSource shows src's state and last error.
-func WithSource(src Source) Option {
-	return func(h *Handler) { h.sources = append(h.sources, src) }
+// WithSource shows src's state, last error and warnings.
+func WithSource(src datasource.Source) Option {
+	return func(c *config) { c.sources = append(c.sources, src) }
 }
 
-// WithRuleKind also shows the rules of a kind of the application's own (see
-// inforce.KindOf).
-func WithRuleKind(k inforce.Kind) Option {
-	return func(h *Handler) { h.kinds = append(h.kinds, k) }
+// WithRuleKind also shows the rules of a kind of the application's own
+// (made with datasource.NewKind).
+func WithRuleKind(k datasource.Kind) Option {
+	return func(c *config) { c.kinds = append(c.kinds, k) }
 }
 
 // WithPageLimit sets how many resources the page shows (default 50): the
 // busiest of the last minute. The JSON endpoints list every resource.
 func WithPageLimit(n int) Option {
-	return func(h *Handler) {
+	return func(c *config) {
 		if n > 0 {
-			h.limit = n
+			c.limit = n
 		}
 	}
 }
 
 // New returns the handler.
 func New(opts ...Option) *Handler {
-	h := &Handler{mux: http.NewServeMux(), kinds: inforce.Kinds(), limit: 50}
+	h := &Handler{config: config{kinds: datasource.Kinds(), limit: 50}, mux: http.NewServeMux()}
 	for _, o := range opts {
-		o(h)
+		o(&h.config)
 	}
 	h.mux.HandleFunc("GET /{$}", servePage)
 	h.mux.HandleFunc("GET /api/snapshot", h.serveSnapshot)

@@ -63,7 +63,7 @@ func TestSnapshot(t *testing.T) {
 	clk := clocktest.New()
 	defer runtime.SetClock(clk)()
 	order, payment := traffic(t, clk, "dashboard.snapshot", 2)
-	src := fakeSource{datasource.Status{Path: "rules/degrade.json", Kind: "degrade", Watching: "poll", Refusals: 1,
+	src := fakeSource{st: datasource.Status{Path: "rules/degrade.json", Kind: "degrade", Watching: "poll", Refusals: 1,
 		LastError: errors.New(`degrade.json: rule 0 (resource "x"): timeWindow 0 is not > 0`)}}
 	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(src)))
 	defer srv.Close()

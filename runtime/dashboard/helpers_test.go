@@ -54,7 +54,12 @@ func traffic(t *testing.T, clk *clocktest.Clock, prefix string, seconds int) (or
 	return order, payment
 }
 
-type fakeSource struct{ st datasource.Status }
+// fakeSource is a source with a given status; its other methods are not
+// called.
+type fakeSource struct {
+	datasource.Source
+	st datasource.Status
+}
 
 func (f fakeSource) Status() datasource.Status { return f.st }
 

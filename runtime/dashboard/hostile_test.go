@@ -221,7 +221,7 @@ func TestResourceNamesAreDedupedAndBounded(t *testing.T) {
 // A source's 118 MB last error was served by api/snapshot every second.
 func TestSnapshotBoundsSourceErrors(t *testing.T) {
 	huge := errors.New(strings.Repeat("rule 1: bad\n", 1<<20))
-	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(fakeSource{datasource.Status{Path: "rules/\xff.json", Kind: "flow", LastError: huge}})))
+	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(fakeSource{st: datasource.Status{Path: "rules/\xff.json", Kind: "flow", LastError: huge}})))
 	defer srv.Close()
 	code, body := get(t, srv, "/api/snapshot")
 	require.Equal(t, http.StatusOK, code)

@@ -10,7 +10,6 @@ import (
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
-	"github.com/sentinelgen/sentinelgen/runtime/inforce"
 )
 
 // rules returns the rules in force by kind name, in the shape of a combined
@@ -18,7 +17,7 @@ import (
 func (h *Handler) rules() map[string]any {
 	out := make(map[string]any, len(h.kinds))
 	for _, k := range h.kinds {
-		out[k.Name] = k.Rules()
+		out[k.Name()] = k.Rules()
 	}
 	return out
 }
@@ -36,7 +35,7 @@ type Breaker struct {
 
 func breakers() []Breaker {
 	out := []Breaker{}
-	for _, b := range inforce.Breakers() {
+	for _, b := range degrade.Breakers() {
 		out = append(out, Breaker{Resource: safetext.Label(b.Resource), Rule: b.Rule, State: b.State.String(), NextRetryMillis: b.NextRetryMillis})
 	}
 	return out

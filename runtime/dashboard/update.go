@@ -74,13 +74,13 @@ func (f RuleFile) SaveRules() error {
 // WithAllowedHosts), and refuses a browser's cross-origin PUT
 // (http.CrossOriginProtection; see WithTrustedOrigins).
 func WithRuleUpdates(files ...RuleFile) Option {
-	return func(h *Handler) {
-		if h.updates == nil {
-			h.updates = make(map[string]RuleFile)
+	return func(c *config) {
+		if c.updates == nil {
+			c.updates = make(map[string]RuleFile)
 		}
 		for _, f := range files {
 			if f.Kind != nil {
-				h.updates[f.Kind.Name()] = f
+				c.updates[f.Kind.Name()] = f
 			}
 		}
 	}

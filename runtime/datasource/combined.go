@@ -30,6 +30,24 @@ type combinedKind struct{ kinds []Kind }
 func (c *combinedKind) Name() string   { return "combined" }
 func (c *combinedKind) String() string { return "combined" }
 
+// Rules returns the rules in force of each kind, by kind name.
+func (c *combinedKind) Rules() any {
+	out := make(map[string]any, len(c.kinds))
+	for _, k := range c.kinds {
+		out[k.Name()] = k.Rules()
+	}
+	return out
+}
+
+// Count is how many rules of every kind are in force.
+func (c *combinedKind) Count() int {
+	n := 0
+	for _, k := range c.kinds {
+		n += k.Count()
+	}
+	return n
+}
+
 func (c *combinedKind) keys() []string {
 	keys := make([]string, len(c.kinds))
 	for i, k := range c.kinds {

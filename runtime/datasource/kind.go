@@ -25,6 +25,12 @@ type Kind interface {
 	Decode(name string, data []byte) (RuleSet, error)
 	// Encode writes the rules in force as Java-compatible JSON.
 	Encode() ([]byte, error)
+	// Rules returns a copy of the rules in force: a slice of the rule
+	// package's Rule type (never nil), which encodes with Java's field
+	// names; for a combined kind, a map from kind name to that.
+	Rules() any
+	// Count is how many rules are in force.
+	Count() int
 }
 
 // RuleSet is a decoded document, ready to be validated and loaded.
@@ -90,6 +96,15 @@ func (k *ruleKind[R]) docSchema() docSchema {
 }
 
 func (k *ruleKind[R]) Name() string { return k.name }
+
+func (k *ruleKind[R]) Rules() any {
+	if r := k.current(); r != nil {
+		return r
+	}
+	return []R{} // JSON [] rather than null
+}
+
+func (k *ruleKind[R]) Count() int { return len(k.current()) }
 
 func (k *ruleKind[R]) String() string { return k.name }
 

@@ -27,6 +27,11 @@ var (
 	Combined = NewCombined(Flow, Degrade, System, Authority, ParamFlow)
 )
 
+// Kinds returns the built-in rule kinds in chain order (Java's slot
+// order): Authority, System, ParamFlow, Flow, Degrade. Metrics and the
+// dashboards report the rules in force through them.
+func Kinds() []Kind { return []Kind{Authority, System, ParamFlow, Flow, Degrade} }
+
 func init() {
 	for _, k := range []Kind{Flow, Degrade, System, Authority, ParamFlow, Combined} {
 		builtin[k.Name()] = k

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
-	"github.com/sentinelgen/sentinelgen/runtime/inforce"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
@@ -36,7 +36,7 @@ func NewCollector(opts ...Option) *Collector {
 		o(&c.cfg)
 	}
 	if c.cfg.kinds == nil {
-		c.cfg.kinds = inforce.Kinds()
+		c.cfg.kinds = datasource.Kinds()
 	}
 	c.cfg.kinds = append(c.cfg.kinds, c.cfg.extraKinds...)
 	watchTransitions()
@@ -47,27 +47,21 @@ func NewCollector(opts ...Option) *Collector {
 type Option func(*config)
 
 type config struct {
-	sources    []StatusSource
-	kinds      []inforce.Kind
-	extraKinds []inforce.Kind
+	sources    []datasource.Source
+	kinds      []datasource.Kind
+	extraKinds []datasource.Kind
 	maxOrigins int
-}
-
-// StatusSource is a rule data source that reports its state, such as a
-// *file.Source of runtime/datasource/file.
-type StatusSource interface {
-	Status() datasource.Status
 }
 
 // WithSource reports src's reloads: how many versions it loaded and
 // refused, whether the last one loaded, and how many rules it holds.
-func WithSource(src StatusSource) Option {
+func WithSource(src datasource.Source) Option {
 	return func(c *config) { c.sources = append(c.sources, src) }
 }
 
 // WithRuleKind also counts the rules of a kind of the application's own
-// (see inforce.KindOf) in sentinel_rules.
-func WithRuleKind(k inforce.Kind) Option {
+// (made with datasource.NewKind) in sentinel_rules.
+func WithRuleKind(k datasource.Kind) Option {
 	return func(c *config) { c.extraKinds = append(c.extraKinds, k) }
 }
 
@@ -178,7 +172,7 @@ func lastMinRT(buckets []stat.Counts, now int64) (float64, bool) {
 
 func (c *Collector) collectRules(e *emitter) {
 	for _, k := range c.cfg.kinds {
-		e.send(rulesDesc, prometheus.GaugeValue, float64(k.Count()), k.Name)
+		e.send(rulesDesc, prometheus.GaugeValue, float64(k.Count()), k.Name())
 	}
 }
 
@@ -190,7 +184,7 @@ func (c *Collector) collectBreakers(e *emitter) {
 	// is the breaker's position among its resource's, which follows the
 	// rules' order, so it stays put until the rules change.
 	prev, n := "", 0
-	for _, b := range inforce.Breakers() {
+	for _, b := range degrade.Breakers() {
 		if b.Resource != prev {
 			prev, n = b.Resource, 0
 		}

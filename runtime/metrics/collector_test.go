@@ -283,14 +283,19 @@ func TestOriginsOnlyWhenAsked(t *testing.T) {
 	assert.False(t, ok, "at most 2 origins per resource")
 }
 
-type fakeSource struct{ st datasource.Status }
+// fakeSource is a source with a given status; its other methods are not
+// called.
+type fakeSource struct {
+	datasource.Source
+	st datasource.Status
+}
 
 func (f fakeSource) Status() datasource.Status { return f.st }
 
 func TestDataSourceReloads(t *testing.T) {
-	good := fakeSource{datasource.Status{Path: "rules/flow.json", Kind: "flow", Rules: 3, Loads: 4, Refusals: 1,
+	good := fakeSource{st: datasource.Status{Path: "rules/flow.json", Kind: "flow", Rules: 3, Loads: 4, Refusals: 1,
 		LastLoad: time.UnixMilli(1_764_000_000_500)}}
-	bad := fakeSource{datasource.Status{Path: "rules/degrade.json", Kind: "degrade", Refusals: 2,
+	bad := fakeSource{st: datasource.Status{Path: "rules/degrade.json", Kind: "degrade", Refusals: 2,
 		LastError: errors.New("rule 0: timeWindow 0 is not > 0")}}
 	reg, _ := newRegistry(t, metrics.WithSource(good), metrics.WithSource(bad))
 	const want = `
@@ -319,7 +324,7 @@ sentinel_datasource_rules{kind="flow",source="rules/flow.json"} 3
 }
 
 func TestCustomRuleKind(t *testing.T) {
-	reg, _ := newRegistry(t, metrics.WithRuleKind(inforceKind("mine", 7)))
+	reg, _ := newRegistry(t, metrics.WithRuleKind(countedKind{name: "mine", n: 7}))
 	assert.EqualValues(t, 7, mustValue(t, reg, "sentinel_rules", "kind", "mine"))
 }
 
@@ -327,7 +332,7 @@ func TestMetricsPassLint(t *testing.T) {
 	clk := clocktest.New()
 	defer runtime.SetClock(clk)()
 	call(clk, "metrics.lint", time.Millisecond, nil)
-	reg, _ := newRegistry(t, metrics.WithSource(fakeSource{datasource.Status{Path: "f.json", Kind: "flow"}}))
+	reg, _ := newRegistry(t, metrics.WithSource(fakeSource{st: datasource.Status{Path: "f.json", Kind: "flow"}}))
 	// lint gathers through the pedantic registry, which also checks every
 	// metric against Describe.
 	assert.Empty(t, lint(t, reg))

@@ -9,7 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sentinelgen/sentinelgen/runtime/inforce"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 )
 
 // gatherAndCompare gathers reg and compares the families named in names
@@ -27,6 +27,13 @@ func lint(t *testing.T, reg prometheus.Gatherer) []promlint.Problem {
 	return problems
 }
 
-func inforceKind(name string, n int) inforce.Kind {
-	return inforce.KindOf(name, func() []struct{} { return make([]struct{}, n) })
+// countedKind is a rule kind of the application's own with n rules in
+// force; only its name and count are read.
+type countedKind struct {
+	datasource.Kind
+	name string
+	n    int
 }
+
+func (k countedKind) Name() string { return k.name }
+func (k countedKind) Count() int   { return k.n }

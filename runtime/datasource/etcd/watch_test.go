@@ -27,8 +27,7 @@ import (
 // The dashboard and the metrics collector take an etcd source as they take
 // a rule file's.
 var (
-	_ dashboard.Source     = (*etcd.Source)(nil)
-	_ metrics.StatusSource = (*etcd.Source)(nil)
+	_ datasource.Source = (*etcd.Source)(nil)
 )
 
 func TestStartupReadLoadsBeforeWatchReturns(t *testing.T) {

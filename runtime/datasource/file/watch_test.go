@@ -378,3 +378,5 @@ func TestDirectoryRemovedAndRecreated(t *testing.T) {
 	f.write(rules("b"))
 	f.eventuallyInForce("b")
 }
+
+var _ datasource.Source = (*file.Source)(nil)

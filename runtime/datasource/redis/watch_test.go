@@ -16,14 +16,12 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/redis"
-	"github.com/sentinelgen/sentinelgen/runtime/metrics"
 )
 
 // The dashboard and the metrics collector take a Redis source as they take
 // a rule file's.
 var (
-	_ dashboard.Source     = (*redis.Source)(nil)
-	_ metrics.StatusSource = (*redis.Source)(nil)
+	_ datasource.Source = (*redis.Source)(nil)
 )
 
 func TestStartupReadLoadsBeforeWatchReturns(t *testing.T) {
