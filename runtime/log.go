@@ -34,7 +34,11 @@ func warnOnce(flag *atomic.Bool, msg string, args ...any) {
 // resource, block type, rule and origin per second, with the number of
 // blocks that line stands for, so a storm of blocked calls cannot flood
 // the log; past the busiest keys, lines are folded per resource.
-var blockLog = blocklog.New(Logger, clock.Millis)
+var blockLog = func() *blocklog.Aggregator {
+	a := blocklog.New(Logger, clock.Millis)
+	a.SetLines(DefaultBlockLogLines)
+	return a
+}()
 
 // logBlock is the Log slot: it counts a blocked call for the block log.
 // Origins past the origin caps are logged as OverflowOrigin, as the node
@@ -49,7 +53,7 @@ func logBlock(c *Call, b *BlockError, now int64) {
 
 // DefaultBlockLogLines is how many of a second's busiest (resource, block
 // type, rule, origin) combinations the block log writes a line for.
-const DefaultBlockLogLines = blocklog.DefaultLines
+const DefaultBlockLogLines = 20
 
 // SetBlockLogLines sets how many of a second's busiest (resource, block
 // type, rule, origin) combinations get a line of their own in the block
