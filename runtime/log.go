@@ -44,11 +44,35 @@ var blockLog = func() *blocklog.Aggregator {
 // Origins past the origin caps are logged as OverflowOrigin, as the node
 // tables count them.
 func logBlock(c *Call, b *BlockError, now int64) {
+	blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, callOrigin(c), int64(c.batch))
+}
+
+// CountDryRunBlock records that a dry-run rule of type t, rule, would have
+// blocked call c, which it admits: the call counts in
+// Resource.DryRunBlockCount and in the block log, on lines marked as dry
+// run ("sentinel: would block (dry run)"). A rule slot calls it from Check
+// where an enforcing rule would return c.Block(t, rule, ...), and then goes
+// on as if the rule did not apply to the call.
+//
+// The call's pass is still counted as a pass, and it costs no allocation.
+func CountDryRunBlock(c *Call, t BlockType, rule Rule) {
+	if t == 0 || int(t) >= len(c.res.dryRunBlocks) {
+		t = BlockCustom
+	}
+	n := int64(c.batch)
+	c.res.dryRunBlocks[t].Add(n)
+	blockLog.AddDryRun(&c.res.dryRunHint, c.NowMillis(), c.res.name, t.String(), rule, callOrigin(c), n)
+}
+
+// callOrigin is the call's origin as the block log names it: origins past
+// the origin caps are logged as OverflowOrigin, as the node tables count
+// them.
+func callOrigin(c *Call) string {
 	origin := c.sc.origin
 	if origin != "" && c.res.cluster.IsOverflow(c.OriginNode()) {
 		origin = OverflowOrigin
 	}
-	blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, origin, int64(c.batch))
+	return origin
 }
 
 // DefaultBlockLogLines is how many of a second's busiest (resource, block

@@ -64,6 +64,10 @@ type Resource struct {
 	// blocks counts blocked calls by BlockType, for metrics: monotonic,
 	// written on the blocked path only.
 	blocks [len(blockTypeNames)]atomic.Int64
+	// dryRunBlocks counts, by BlockType, the calls dry-run rules would
+	// have blocked; dryRunHint is the block log's fast path for them.
+	dryRunBlocks [len(blockTypeNames)]atomic.Int64
+	dryRunHint   blocklog.Hint
 }
 
 var (
@@ -173,6 +177,17 @@ func (r *Resource) BlockCount(t BlockType) int64 {
 		return 0
 	}
 	return r.blocks[t].Load()
+}
+
+// DryRunBlockCount is the number of calls (batch counts included) that
+// dry-run rules of type t would have blocked since the process started:
+// calls they admitted. It only grows, and is apart from BlockCount;
+// package runtime/metrics exports it as would-be blocks by type.
+func (r *Resource) DryRunBlockCount(t BlockType) int64 {
+	if int(t) >= len(r.dryRunBlocks) {
+		return 0
+	}
+	return r.dryRunBlocks[t].Load()
 }
 
 // countBlock adds n blocks by a rule of type t; an unknown type counts as

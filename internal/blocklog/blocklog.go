@@ -24,6 +24,11 @@
 //	level=INFO msg="sentinel: blocked" second=2026-11-29T14:30:05Z resource=getOrder type=flow rule="{resource=getOrder ...}" origin=app-a blocks=42
 //	level=INFO msg="sentinel: blocked, folded" second=2026-11-29T14:30:05Z resource=getOrder combinations=5432 origins=5432 blocks=81210
 //	level=INFO msg="sentinel: blocked, folded resources" second=2026-11-29T14:30:05Z resources=310 blocks=9120
+//	level=INFO msg="sentinel: would block (dry run)" second=2026-11-29T14:30:05Z resource=getOrder type=flow rule="{resource=getOrder ...}" blocks=7
+//
+// Would-be blocks of dry-run rules (AddDryRun: calls the rule admitted)
+// are keyed apart from blocks and get lines of their own, marked as dry
+// run; folded lines carry them as dryRunBlocks, apart from blocks.
 //
 // origin is left out when unknown. A second's lines are written when the
 // first block of a later second arrives, or by a timer just after the
@@ -90,14 +95,21 @@ type Aggregator struct {
 	sec     int64 // the second being counted
 	entries map[key]*entry
 	order   []*entry // first-seen order, so lines come out as blocks came in
-	// dropped counts, per resource, the blocks of keys past MaxKeys.
-	dropped map[string]int64
+	// dropped counts, per resource and dry run or not, the blocks of keys
+	// past MaxKeys.
+	dropped map[dropKey]int64
 	armed   bool // a tick is scheduled
+}
+
+type dropKey struct {
+	resource string
+	dryRun   bool
 }
 
 type key struct {
 	resource, typ, origin string
-	rule                  any // the rule itself when comparable (rule pointers), else its type
+	rule                  any  // the rule itself when comparable (rule pointers), else its type
+	dryRun                bool // a dry-run rule's would-be block: a line of its own
 }
 
 // entry is one key's count in one second. blocks is added to without the
@@ -136,7 +148,7 @@ type Hint struct {
 // New returns an aggregator that writes to logger() and reads the runtime
 // clock with now (Unix ms).
 func New(logger func() *slog.Logger, now func() int64) *Aggregator {
-	a := &Aggregator{logger: logger, now: now, entries: make(map[key]*entry), dropped: make(map[string]int64)}
+	a := &Aggregator{logger: logger, now: now, entries: make(map[key]*entry), dropped: make(map[dropKey]int64)}
 	a.lines.Store(DefaultLines)
 	return a
 }
@@ -149,7 +161,19 @@ func (a *Aggregator) SetLines(n int) { a.lines.Store(int64(max(n, 1))) }
 // call from origin ("" when unknown). h, which may be nil, is the caller's
 // Hint.
 func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, origin string, n int64) {
-	k := key{resource: resource, typ: typ, origin: origin, rule: rule}
+	a.add(h, now, key{resource: resource, typ: typ, origin: origin, rule: rule}, n)
+}
+
+// AddDryRun counts n would-be blocks: calls that a dry-run rule would have
+// blocked and admitted. They are counted and written apart from blocks
+// ("sentinel: would block (dry run)"). h should be a Hint kept for dry-run
+// blocks only, so that it does not alternate with the caller's blocks.
+func (a *Aggregator) AddDryRun(h *Hint, now int64, resource, typ string, rule any, origin string, n int64) {
+	a.add(h, now, key{resource: resource, typ: typ, origin: origin, rule: rule, dryRun: true}, n)
+}
+
+func (a *Aggregator) add(h *Hint, now int64, k key, n int64) {
+	resource, rule := k.resource, k.rule
 	if rule != nil && !reflect.TypeOf(rule).Comparable() {
 		k.rule = reflect.TypeOf(rule) // a rule type that cannot be a map key: one line per type
 	}
@@ -182,7 +206,7 @@ func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, ori
 			h.e.Store(e)
 		}
 	} else {
-		a.dropped[resource] += n
+		a.dropped[dropKey{resource, k.dryRun}] += n
 	}
 	if !a.armed {
 		a.armLocked()
@@ -205,7 +229,7 @@ type pending struct {
 	sec     int64
 	entries []*entry // with their final counts in total
 	totals  []int64
-	dropped map[string]int64
+	dropped map[dropKey]int64
 }
 
 // takeLocked closes the pending entries and returns them.
@@ -221,7 +245,7 @@ func (a *Aggregator) takeLocked() *pending {
 	clear(a.entries)
 	clear(a.order)
 	a.order = a.order[:0]
-	a.dropped = make(map[string]int64)
+	a.dropped = make(map[dropKey]int64)
 	return p
 }
 
@@ -231,8 +255,19 @@ type fold struct {
 	combinations int
 	origins      map[string]struct{}
 	blocks       int64
-	untracked    int64 // blocks of keys past MaxKeys
+	wouldBlocks  int64 // dry-run rules' would-be blocks, apart from blocks
+	untracked    int64 // blocks and would-be blocks of keys past MaxKeys
 }
+
+func (f *fold) add(n int64, dryRun bool) {
+	if dryRun {
+		f.wouldBlocks += n
+	} else {
+		f.blocks += n
+	}
+}
+
+func (f *fold) total() int64 { return f.blocks + f.wouldBlocks }
 
 func (a *Aggregator) write(p *pending) {
 	if p == nil {
@@ -271,7 +306,11 @@ func (a *Aggregator) write(p *pending) {
 				attrs = append(attrs, slog.String("origin", safetext.Log(e.k.origin, maxNameBytes)))
 			}
 			attrs = append(attrs, slog.Int64("blocks", n))
-			l.LogAttrs(ctx, slog.LevelInfo, "sentinel: blocked", attrs...)
+			msg := "sentinel: blocked"
+			if e.k.dryRun {
+				msg = "sentinel: would block (dry run)"
+			}
+			l.LogAttrs(ctx, slog.LevelInfo, msg, attrs...)
 			continue
 		}
 		f := foldOf(e.k.resource)
@@ -279,11 +318,11 @@ func (a *Aggregator) write(p *pending) {
 		if e.k.origin != "" {
 			f.origins[e.k.origin] = struct{}{}
 		}
-		f.blocks += n
+		f.add(n, e.k.dryRun)
 	}
-	for resource, n := range p.dropped {
-		f := foldOf(resource)
-		f.blocks += n
+	for dk, n := range p.dropped {
+		f := foldOf(dk.resource)
+		f.add(n, dk.dryRun)
 		f.untracked += n
 	}
 	if len(folds) == 0 {
@@ -294,16 +333,17 @@ func (a *Aggregator) write(p *pending) {
 		sorted = append(sorted, f)
 	}
 	sort.Slice(sorted, func(i, j int) bool {
-		if sorted[i].blocks != sorted[j].blocks {
-			return sorted[i].blocks > sorted[j].blocks
+		if sorted[i].total() != sorted[j].total() {
+			return sorted[i].total() > sorted[j].total()
 		}
 		return sorted[i].resource < sorted[j].resource
 	})
-	var restResources, restBlocks int64
+	var restResources, restBlocks, restWould int64
 	for i, f := range sorted {
 		if i >= limit {
 			restResources++
 			restBlocks += f.blocks
+			restWould += f.wouldBlocks
 			continue
 		}
 		attrs := []slog.Attr{second,
@@ -315,11 +355,17 @@ func (a *Aggregator) write(p *pending) {
 			attrs = append(attrs, slog.Int64("untracked", f.untracked))
 		}
 		attrs = append(attrs, slog.Int64("blocks", f.blocks))
+		if f.wouldBlocks > 0 {
+			attrs = append(attrs, slog.Int64("dryRunBlocks", f.wouldBlocks))
+		}
 		l.LogAttrs(ctx, slog.LevelInfo, "sentinel: blocked, folded", attrs...)
 	}
 	if restResources > 0 {
-		l.LogAttrs(ctx, slog.LevelInfo, "sentinel: blocked, folded resources", second,
-			slog.Int64("resources", restResources), slog.Int64("blocks", restBlocks))
+		attrs := []slog.Attr{second, slog.Int64("resources", restResources), slog.Int64("blocks", restBlocks)}
+		if restWould > 0 {
+			attrs = append(attrs, slog.Int64("dryRunBlocks", restWould))
+		}
+		l.LogAttrs(ctx, slog.LevelInfo, "sentinel: blocked, folded resources", attrs...)
 	}
 }
 
