@@ -44,6 +44,11 @@ type Rule struct {
 	// Regex makes Resource a regular expression that must match a whole
 	// resource name (Java's Pattern.matches, in Go's RE2 syntax).
 	Regex bool `json:"regex"`
+	// DryRun checks every call but admits it: the calls the rule would
+	// have refused are counted apart (runtime.Resource.DryRunBlockCount,
+	// the block log's dry-run lines). Java Sentinel ignores the field and
+	// would enforce the rule.
+	DryRun bool `json:"dryRun,omitempty"`
 }
 
 // ResourceName is the rule's resource (a pattern for regex rules).
@@ -61,5 +66,9 @@ func (r *Rule) String() string {
 	if r.Regex {
 		regex = " (regex)"
 	}
-	return fmt.Sprintf("authority rule {resource %q%s, %s list %q}", r.Resource, regex, kind, r.LimitApp)
+	dry := ""
+	if r.DryRun {
+		dry = ", dry run"
+	}
+	return fmt.Sprintf("authority rule {resource %q%s, %s list %q%s}", r.Resource, regex, kind, r.LimitApp, dry)
 }

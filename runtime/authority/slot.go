@@ -36,7 +36,8 @@ type checker struct {
 }
 
 // Check is Java's AuthorityRuleChecker.passCheck, with origins trimmed and
-// the strict option.
+// the strict option. A dry-run rule that refuses the call counts a
+// would-be block and lets it through to the next rule.
 func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 	origin := c.Origin()
 	if origin == "" {
@@ -45,17 +46,32 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 		}
 		for _, r := range k.rules {
 			if !r.black {
-				return c.Block(runtime.BlockAuthority, r.rule, origin)
+				if b := refuse(c, r, origin); b != nil {
+					return b
+				}
 			}
 		}
 		return nil
 	}
 	for _, r := range k.rules {
 		if r.contains(origin) == r.black {
-			return c.Block(runtime.BlockAuthority, r.rule, origin)
+			if b := refuse(c, r, origin); b != nil {
+				return b
+			}
 		}
 	}
 	return nil
+}
+
+// refuse blocks c by rule r, or, for a dry-run rule, counts the would-be
+// block and returns nil. Authority rules hold nothing, so a call a
+// dry-run rule let through has nothing to give back.
+func refuse(c *runtime.Call, r *compiled, origin string) *runtime.BlockError {
+	if r.rule.DryRun {
+		runtime.CountDryRunBlock(c, runtime.BlockAuthority, r.rule)
+		return nil
+	}
+	return c.Block(runtime.BlockAuthority, r.rule, origin)
 }
 
 func (*checker) Exit(*runtime.Call) {}

@@ -3,6 +3,7 @@ package degrade
 import (
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/dryrun"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -19,7 +20,9 @@ import (
 //	HALF_OPEN -> OPEN    the probe completes bad (new retry time), or a
 //	                     later slot blocks it (retry time unchanged)
 type breaker struct {
-	rule     *Rule
+	// rule is the breaker's rule as in force: an equal rule loaded again
+	// (DryRun aside) keeps the breaker and replaces the rule.
+	rule     atomic.Pointer[Rule]
 	resource string
 
 	grade      Grade
@@ -31,11 +34,18 @@ type breaker struct {
 	nextRetry atomic.Int64                 // Unix ms from which an OPEN breaker lets a probe through
 	probe     atomic.Pointer[runtime.Call] // the call admitted by OPEN -> HALF_OPEN
 	stat      *window
+
+	// refused holds the calls in flight this breaker refused as a dry-run
+	// rule and let through: they are no samples and no probes. wasDry is
+	// set once the breaker's rule has been a dry-run rule: from then on,
+	// every exit asks refused, even after the rule is enforcing again, so
+	// a call that straddles the switch is not counted.
+	refused dryrun.Refused[runtime.Call]
+	wasDry  atomic.Bool
 }
 
 func newBreaker(rule *Rule, resource string) *breaker {
 	b := &breaker{
-		rule:       rule,
 		resource:   resource,
 		grade:      rule.Grade,
 		threshold:  rule.Count,
@@ -46,7 +56,17 @@ func newBreaker(rule *Rule, resource string) *breaker {
 		b.maxRT = rule.maxAllowedRT()
 		b.threshold = rule.SlowRatioThreshold
 	}
+	b.setRule(rule)
 	return b
+}
+
+// setRule makes rule the breaker's rule: at creation, and when an equal
+// rule (DryRun aside) is loaded again.
+func (b *breaker) setRule(rule *Rule) {
+	if rule.DryRun {
+		b.wasDry.Store(true)
+	}
+	b.rule.Store(rule)
 }
 
 func (b *breaker) State() State { return State(b.state.Load()) }
@@ -145,5 +165,5 @@ func (b *breaker) complete(c *runtime.Call, now int64) {
 }
 
 func (b *breaker) changed(from, to State, value float64, now int64) {
-	notify(StateChange{Resource: b.resource, Rule: b.rule, From: from, To: to, Value: value, Millis: now})
+	notify(StateChange{Resource: b.resource, Rule: b.rule.Load(), From: from, To: to, Value: value, Millis: now})
 }

@@ -52,7 +52,8 @@ var (
 // LoadRules replaces the degrade rules in force with rules, after checking
 // every one of them (see ValidateRules). An invalid set is refused whole
 // and the rules in force stay. A rule equal to one in force (all fields
-// equal, defaults filled in) keeps that rule's breakers and their state;
+// equal, defaults filled in, DryRun aside) keeps that rule's breakers and
+// their state;
 // every other rule starts with closed breakers. Nil or empty clears.
 func LoadRules(rules []Rule) error {
 	patterns, err := validate(rules)
@@ -92,8 +93,12 @@ func build(rules []Rule, patterns map[int]*regexp.Regexp, old *ruleSet) *ruleSet
 	for i := range rules {
 		r := rules[i].normalized()
 		n.rules[i] = r
-		n.keys[i] = ruleKey{r, seen[r]}
-		seen[r]++
+		// DryRun is no part of a rule's identity: switching it keeps the
+		// breaker and its state.
+		id := r
+		id.DryRun = false
+		n.keys[i] = ruleKey{id, seen[id]}
+		seen[id]++
 	}
 
 	reusable := map[ruleKey]*breaker{}
@@ -118,6 +123,8 @@ func build(rules []Rule, patterns map[int]*regexp.Regexp, old *ruleSet) *ruleSet
 			b := reusable[n.keys[i]]
 			if b == nil {
 				b = newBreaker(r, r.Resource)
+			} else {
+				b.setRule(r)
 			}
 			n.byIndex[i] = b
 			n.exact[r.Resource] = append(n.exact[r.Resource], b)
@@ -131,6 +138,7 @@ func build(rules []Rule, patterns map[int]*regexp.Regexp, old *ruleSet) *ruleSet
 		old.mu.Lock()
 		for k, b := range old.lazy {
 			if j, ok := perResource[old.keys[k.idx]]; ok {
+				b.setRule(&n.rules[j])
 				n.lazy[lazyKey{j, k.resource}] = b
 			}
 		}

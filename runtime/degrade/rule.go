@@ -86,6 +86,13 @@ type Rule struct {
 	// resource name (Java's Pattern.matches, in Go's RE2 syntax). Every
 	// matching resource gets a breaker of its own.
 	Regex bool `json:"regex"`
+	// DryRun runs the breaker fully (statistics, state machine, probes)
+	// but admits every call: the calls an open breaker would have refused
+	// are counted apart (runtime.Resource.DryRunBlockCount, the block
+	// log's dry-run lines), and Breakers shows the state it would be in.
+	// Switching DryRun is a one-field edit that keeps the breaker and its
+	// state. Java Sentinel ignores the field and would enforce the rule.
+	DryRun bool `json:"dryRun,omitempty"`
 
 	// explicitZero records fields that JSON set to 0 where Go code's 0
 	// means "Java's default", so that validation can refuse them as Java
@@ -170,6 +177,10 @@ func (r *Rule) String() string {
 	default:
 		fmt.Fprintf(&b, ", grade %s, count %v", r.Grade, r.Count)
 	}
-	fmt.Fprintf(&b, ", minRequestAmount %d per %d ms, open %d s}", n.MinRequestAmount, n.StatIntervalMs, r.TimeWindow)
+	fmt.Fprintf(&b, ", minRequestAmount %d per %d ms, open %d s", n.MinRequestAmount, n.StatIntervalMs, r.TimeWindow)
+	if r.DryRun {
+		b.WriteString(", dry run")
+	}
+	b.WriteString("}")
 	return b.String()
 }

@@ -35,28 +35,55 @@ func (defaultSlot) Bind(r *runtime.Resource) runtime.Checker {
 	return newChecker(bs)
 }
 
-// checker runs a resource's breakers. Every breaker must admit a call.
+// checker runs a resource's breakers. Every enforcing breaker must admit
+// a call; a dry-run breaker that refuses one counts a would-be block and
+// lets it through (dryRun).
 type checker struct {
 	breakers []*breaker
+	// dry marks, by index, the breakers of dry-run rules; nil when there
+	// are none. exitDry is set when some breaker has been a dry-run one:
+	// exits then ask each breaker whether it refused the call.
+	dry     []bool
+	exitDry bool
 }
 
 func newChecker(bs []*breaker) runtime.Checker {
 	if len(bs) == 0 {
 		return nil
 	}
-	return &checker{breakers: bs}
+	k := &checker{breakers: bs}
+	for i, b := range bs {
+		if b.rule.Load().DryRun {
+			if k.dry == nil {
+				k.dry = make([]bool, len(bs))
+			}
+			k.dry[i] = true
+		}
+		if b.wasDry.Load() {
+			k.exitDry = true
+		}
+	}
+	return k
 }
 
 func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 	now := c.NowMillis()
 	for i, b := range k.breakers {
 		if !b.tryPass(c, now) {
+			if k.dry != nil && k.dry[i] {
+				b.refused.Add(c)
+				runtime.CountDryRunBlock(c, runtime.BlockDegrade, b.rule.Load())
+				continue
+			}
 			// Breakers that already admitted c as their probe lose it:
 			// the call is blocked here, not by them.
 			for _, p := range k.breakers[:i] {
+				if k.dry != nil && p.refused.Take(c) {
+					continue
+				}
 				p.abandon(c, now)
 			}
-			return c.Block(runtime.BlockDegrade, b.rule, nil)
+			return c.Block(runtime.BlockDegrade, b.rule.Load(), nil)
 		}
 	}
 	return nil
@@ -73,11 +100,19 @@ func (k *checker) Exit(c *runtime.Call) {
 		// A later slot blocked the call: it is no sample, and a probe goes
 		// back to OPEN.
 		for _, b := range k.breakers {
+			if k.exitDry && b.refused.Take(c) {
+				continue
+			}
 			b.abandon(c, now)
 		}
 		return
 	}
 	for _, b := range k.breakers {
+		// A call a dry-run breaker refused is, to that breaker, a call
+		// that never ran, as it would be had the breaker enforced.
+		if k.exitDry && b.refused.Take(c) {
+			continue
+		}
 		b.complete(c, now)
 	}
 }

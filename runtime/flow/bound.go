@@ -41,6 +41,8 @@ type boundRule struct {
 	// cluster counts a cluster rule across instances (cluster.go); nil
 	// for local rules and while no ClusterChecker is set.
 	cluster ClusterChecker
+	// dry is a dry-run rule: it admits the calls it refuses (dryrun.go).
+	dry bool
 }
 
 // bind prepares cr for resource r. A cluster rule that does not fall back
@@ -60,6 +62,7 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		count:    rule.Count,
 		limit:    cr.limit,
 		cluster:  cluster,
+		dry:      rule.DryRun,
 	}
 	switch rule.LimitApp {
 	case LimitAppDefault:
@@ -170,7 +173,9 @@ func (br *boundRule) passLocal(c *runtime.Call, acquire int64) bool {
 			return br.gate(c, now).tryPass(now, acquire, br.limit)
 		}
 		var inFlight int64
-		if n := br.directNode(c); n != nil {
+		// A dry-run gate counts only the calls it admitted: the node's
+		// count also holds the calls it refused and let through.
+		if n := br.directNode(c); n != nil && !br.dry {
 			inFlight = n.Threads()
 		}
 		return br.gate(c, now).tryThreads(inFlight, acquire, br.limit)
@@ -184,9 +189,9 @@ func (br *boundRule) passLocal(c *runtime.Call, acquire int64) bool {
 	case kindWarmUp:
 		return br.state.warm.pass(node, now, acquire)
 	case kindThrottle:
-		return br.state.throttle.pass(c, now, acquire)
+		return br.state.throttle.pass(c, now, acquire, br.dry)
 	case kindWarmUpThrottle:
-		return br.state.warmThrottle.pass(c, node, now, acquire)
+		return br.state.warmThrottle.pass(c, node, now, acquire, br.dry)
 	}
 	return rejectOnNode(br.grade, br.count, node, now, acquire)
 }
@@ -196,6 +201,9 @@ func (br *boundRule) passLocal(c *runtime.Call, acquire int64) bool {
 func (br *boundRule) release(c *runtime.Call, acquire int64, refused bool) {
 	if br.kind != kindGate || !br.applies(c) {
 		return
+	}
+	if br.dry && br.state.refused.Take(c) {
+		return // the gate refused the call and took nothing
 	}
 	if br.grade == GradeQPS {
 		if refused {

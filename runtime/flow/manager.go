@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/dryrun"
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
@@ -64,6 +65,9 @@ type resState struct {
 	// borrow records what prioritized calls borrowed from a Relate or
 	// Chain rule's node (occupy.go), made on the first borrow.
 	borrow atomic.Pointer[stat.Window]
+	// refused holds the calls in flight that a dry-run gate refused and
+	// let through, so that their exit gives back nothing (dryrun.go).
+	refused dryrun.Refused[runtime.Call]
 }
 
 func (t *stateTable) get(resource string, create func() *resState) *resState {

@@ -67,6 +67,14 @@ type Rule struct {
 	// resource name (Java's Pattern.matches, in Go's RE2 syntax). Java
 	// allows it only for Reject rules that are not in cluster mode.
 	Regex bool `json:"regex"`
+	// DryRun runs the rule fully (its statistics, gates and controllers)
+	// but admits every call: the calls it would have blocked are counted
+	// apart (runtime.Resource.DryRunBlockCount, the block log's dry-run
+	// lines). A dry-run throttling rule never makes a call wait; it takes
+	// the call's turn as if it had. Switching DryRun is a one-field edit
+	// that keeps the rule's state. Java Sentinel ignores the field and
+	// would enforce the rule.
+	DryRun bool `json:"dryRun,omitempty"`
 
 	// explicitZero records fields that JSON set to 0 where Go's 0 means
 	// "Java's default", so that validation refuses them as Java does.
@@ -104,6 +112,9 @@ func (r *Rule) String() string {
 	}
 	if r.ClusterMode {
 		b.WriteString(", cluster mode")
+	}
+	if r.DryRun {
+		b.WriteString(", dry run")
 	}
 	b.WriteString("}")
 	return b.String()
@@ -249,7 +260,8 @@ func (c ClusterConfig) normalized() ClusterConfig {
 
 // ruleKey identifies a rule by value, its cluster configuration included:
 // equal rules are loaded once, and a rule that is still in force after a
-// reload keeps its controllers' state.
+// reload keeps its controllers' state. DryRun is left out, so that
+// switching a rule between dry run and enforcing keeps its state.
 type ruleKey struct {
 	rule       Rule
 	cluster    ClusterConfig
@@ -259,6 +271,7 @@ type ruleKey struct {
 
 func keyOf(r *Rule, coldFactor int) ruleKey {
 	k := ruleKey{rule: *r}
+	k.rule.DryRun = false
 	if r.Grade == GradeQPS && (r.ControlBehavior == WarmUp || r.ControlBehavior == WarmUpThrottling) {
 		k.coldFactor = coldFactor // only warm-up state depends on it
 	}

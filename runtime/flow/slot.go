@@ -43,6 +43,9 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 			if br.grade == GradeThread {
 				ck.hasThreadGates = true
 			}
+			if br.dry {
+				ck.hasDryGates = true
+			}
 		}
 	}
 	if len(ck.rules) == 0 {
@@ -104,6 +107,7 @@ type checker struct {
 	rules          []boundRule
 	hasGates       bool
 	hasThreadGates bool
+	hasDryGates    bool // every exit must forget the calls they refused
 }
 
 // Check is Java's FlowRuleChecker.checkFlow: the first rule that refuses
@@ -118,6 +122,10 @@ func (ck *checker) Check(c *runtime.Call) *runtime.BlockError {
 	acquire := c.BatchCount()
 	for i := range ck.rules {
 		if !ck.rules[i].pass(c, acquire) {
+			if ck.rules[i].dry {
+				ck.rules[i].wouldBlock(c)
+				continue
+			}
 			return ck.refused(c, i, acquire)
 		}
 	}
@@ -133,6 +141,10 @@ func (ck *checker) refused(c *runtime.Call, i int, acquire int64) *runtime.Block
 		bw.rule = i
 		for j := i + 1; j < len(ck.rules); j++ {
 			if !ck.rules[j].pass(c, acquire) {
+				if ck.rules[j].dry {
+					ck.rules[j].wouldBlock(c)
+					continue
+				}
 				ck.giveBack(c, j, acquire, &bw)
 				return c.Block(runtime.BlockFlow, ck.rules[j].rule, ck.rules[j].rule.LimitApp)
 			}
@@ -150,7 +162,8 @@ func (ck *checker) refused(c *runtime.Call, i int, acquire int64) *runtime.Block
 }
 
 // giveBack releases what the first n rules granted a call that is refused
-// after all, the borrowed pass included.
+// after all, the borrowed pass included. A dry-run gate that refused the
+// call granted nothing (release forgets the call).
 func (ck *checker) giveBack(c *runtime.Call, n int, acquire int64, bw *borrowing) {
 	for j := range n {
 		if bw.active() && j == bw.rule {
@@ -168,7 +181,7 @@ func (ck *checker) Exit(c *runtime.Call) {
 		return
 	}
 	refused := c.BlockError() != nil
-	if !refused && !ck.hasThreadGates {
+	if !refused && !ck.hasThreadGates && !ck.hasDryGates {
 		return
 	}
 	acquire := c.BatchCount()

@@ -43,7 +43,9 @@ func newThrottle(count float64, maxQueueingTimeMs int) *throttle {
 // pass is ThrottlingController.canPass: it may sleep, through the
 // runtime's clock, until the call's turn, and gives up (blocking the call,
 // giving its turn back) when ctx is done first.
-func (t *throttle) pass(c *runtime.Call, now, acquire int64) bool {
+//
+// A dry-run rule (dry) takes the call's turn but never waits for it.
+func (t *throttle) pass(c *runtime.Call, now, acquire int64, dry bool) bool {
 	if acquire <= 0 {
 		return true
 	}
@@ -52,18 +54,19 @@ func (t *throttle) pass(c *runtime.Call, now, acquire int64) bool {
 	}
 	if t.nanos {
 		cost := javaRound(float64(time.Millisecond) * statDurationMs * float64(acquire) / t.count)
-		return queue(c, &t.latest, clock.Now().UnixNano(), cost, t.maxQueueMs*int64(time.Millisecond), time.Nanosecond)
+		return queue(c, &t.latest, clock.Now().UnixNano(), cost, t.maxQueueMs*int64(time.Millisecond), time.Nanosecond, dry)
 	}
 	cost := javaRound(statDurationMs * float64(acquire) / t.count)
-	return queue(c, &t.latest, now, cost, t.maxQueueMs, time.Millisecond)
+	return queue(c, &t.latest, now, cost, t.maxQueueMs, time.Millisecond, dry)
 }
 
 // queue is the leaky-bucket step Java's ThrottlingController and
 // WarmUpRateLimiterController share, in units of unit: pass at once when
 // cost has elapsed since the last due time, else take the next turn if it
 // is at most maxQueue away and wait for it (Call.Sleep: the call's later
-// checks and its pass then see the time after the wait).
-func queue(c *runtime.Call, latest *atomic.Int64, now, cost, maxQueue int64, unit time.Duration) bool {
+// checks and its pass then see the time after the wait). A dry-run rule
+// (dry) takes the turn without waiting for it.
+func queue(c *runtime.Call, latest *atomic.Int64, now, cost, maxQueue int64, unit time.Duration, dry bool) bool {
 	if cost+latest.Load() <= now {
 		// Contention may let two calls through here; Java accepts it.
 		latest.Store(now)
@@ -77,7 +80,7 @@ func queue(c *runtime.Call, latest *atomic.Int64, now, cost, maxQueue int64, uni
 		latest.Add(-cost) // another caller took the turn first
 		return false
 	}
-	if wait > 0 {
+	if wait > 0 && !dry {
 		if err := c.Sleep(time.Duration(wait) * unit); err != nil {
 			latest.Add(-cost) // abandoned: the turn goes back to the queue
 			return false
@@ -101,7 +104,7 @@ func newWarmUpThrottle(count float64, warmUpPeriodSec, maxQueueingTimeMs, coldFa
 	return t
 }
 
-func (t *warmUpThrottle) pass(c *runtime.Call, node *stat.Node, now, acquire int64) bool {
+func (t *warmUpThrottle) pass(c *runtime.Call, node *stat.Node, now, acquire int64, dry bool) bool {
 	if t.count <= 0 {
 		// Java computes a NaN cost, rounds it to 0 and admits everything;
 		// a count of 0 blocks every call here, as for every other rule.
@@ -113,5 +116,5 @@ func (t *warmUpThrottle) pass(c *runtime.Call, node *stat.Node, now, acquire int
 		rate = t.warningQPS(rest)
 	}
 	cost := javaRound(float64(acquire) / rate * 1000)
-	return queue(c, &t.latest, now, cost, t.maxQueueMs, time.Millisecond)
+	return queue(c, &t.latest, now, cost, t.maxQueueMs, time.Millisecond, dry)
 }

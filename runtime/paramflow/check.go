@@ -27,7 +27,7 @@ func (b *bound) pass(c *runtime.Call, k key, taken int64) bool {
 	case b.grade == GradeThread:
 		return b.passThread(k, limit, taken)
 	case b.throttle:
-		return b.passThrottle(c, k, limit)
+		return b.passThrottle(c, k, limit, b.dry)
 	default:
 		return b.passTokenBucket(k, limit, c.BatchCount(), c.NowMillis())
 	}
@@ -105,8 +105,8 @@ func refill(passTime, tokenCount, durationMs int64) int64 {
 //
 // Java sets the last pass time to now and then to the expected time; here
 // it moves straight to the later of the two, so no other call can slip in
-// between.
-func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
+// between. A dry-run rule (dry) takes the call's turn without waiting.
+func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64, dry bool) bool {
 	if tokenCount == 0 {
 		return false
 	}
@@ -125,7 +125,7 @@ func (b *bound) passThrottle(c *runtime.Call, k key, tokenCount int64) bool {
 		if !e.last.CompareAndSwap(last, max(now, expected)) {
 			continue
 		}
-		if wait := expected - now; wait > 0 {
+		if wait := expected - now; wait > 0 && !dry {
 			if c.Sleep(time.Duration(wait)*time.Millisecond) != nil {
 				return false
 			}

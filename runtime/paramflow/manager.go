@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/dryrun"
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -28,6 +29,7 @@ type compiledRule struct {
 	local       bool // false: a cluster rule without local fallback, which limits nothing
 	regex       *regexp.Regexp
 	state       *ruleState
+	dry         bool // a dry-run rule: it admits the calls it refuses
 }
 
 // ruleState is a rule's per-value state: one cache for an exact rule, one
@@ -38,6 +40,9 @@ type ruleState struct {
 	exact    *cache
 	mu       sync.Mutex
 	byName   map[string]*cache
+	// refused holds the calls in flight a dry-run thread-grade rule
+	// refused and let through: they hold no thread count to give back.
+	refused dryrun.Refused[runtime.Call]
 }
 
 func (s *ruleState) forResource(name string, regex bool) *cache {
@@ -100,7 +105,7 @@ func copyRule(r Rule) Rule {
 // refuses the whole set (the rules in force stay) with a
 // runtime.RuleErrors naming each invalid rule's index, field and reason.
 // nil or empty clears the rules. A rule equal to one in force keeps its
-// per-value state (tokens, thread counts).
+// per-value state (tokens, thread counts); DryRun aside.
 func LoadRules(rules []Rule) error {
 	errs, patterns := validateAll(rules)
 	if len(errs) > 0 {
@@ -153,8 +158,11 @@ func LoadRules(rules []Rule) error {
 }
 
 // identity is the text of a rule, so that equal rules compare equal.
+// DryRun is left out: switching it keeps the rule's state.
 func identity(r *Rule) string {
-	b, _ := json.Marshal(r)
+	id := *r
+	id.DryRun = false
+	b, _ := json.Marshal(&id)
 	return string(b)
 }
 
@@ -173,6 +181,7 @@ func compileWith(r *Rule, patterns *ruleutil.Regexes) *compiledRule {
 		burst:       min(r.BurstCount, 1<<53),
 		durationSec: max(r.DurationInSec, 1),
 		maxQueue:    r.MaxQueueingTimeMs,
+		dry:         r.DryRun,
 		local:       !(r.ClusterMode && r.Grade == GradeQPS) || (r.ClusterConfig != nil && r.ClusterConfig.FallbackToLocalWhenFail),
 	}
 	cr.durationMs = cr.durationSec * 1000

@@ -103,6 +103,15 @@ type Rule struct {
 	// Regex makes Resource a pattern that must match a whole resource name;
 	// each matched resource gets its own per-value state.
 	Regex bool `json:"regex"`
+	// DryRun runs the rule fully (its per-value tokens, queues and thread
+	// counts) but admits every call: the calls it would have blocked are
+	// counted apart (runtime.Resource.DryRunBlockCount, the block log's
+	// dry-run lines). A dry-run throttling rule never makes a call wait;
+	// it takes the call's turn as if it had. DryRun is no part of the
+	// rule's identity: switching it keeps the rule's per-value state, and
+	// a rule equal to another but for DryRun is a duplicate (the first is
+	// kept). Java Sentinel ignores the field and would enforce the rule.
+	DryRun bool `json:"dryRun,omitempty"`
 
 	// zeroDuration records a JSON durationInSec of 0, where Go's 0 means
 	// Java's default: validation refuses it, as Java does. Always false for
@@ -235,6 +244,9 @@ func (r *Rule) String() string {
 	}
 	if r.ClusterMode {
 		b.WriteString(", cluster")
+	}
+	if r.DryRun {
+		b.WriteString(", dry run")
 	}
 	b.WriteString("}")
 	return b.String()

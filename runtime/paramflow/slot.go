@@ -63,12 +63,15 @@ const keyBuf = 4
 
 // Check is Java's ParamFlowSlot.checkFlow: each rule in turn checks the
 // value of its argument, or every element of a slice or array argument.
+// A dry-run rule that refuses the call counts a would-be block and lets
+// it through, holding none of the call's values (wouldBlock).
 func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 	args := c.Args()
 	if len(args) == 0 {
 		return nil
 	}
 	var buf [keyBuf]key
+rules:
 	for i := range k.rules {
 		b := &k.rules[i]
 		idx, ok := argIndex(b.idx, len(args))
@@ -81,6 +84,10 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 			case clusterPass:
 				continue
 			case clusterBlock:
+				if b.dry {
+					b.wouldBlock(c)
+					continue
+				}
 				k.release(c, i)
 				return c.Block(runtime.BlockParamFlow, b.rule, args[idx])
 			}
@@ -99,11 +106,25 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 					b.release(taken)
 				}
 			}
+			if b.dry {
+				b.wouldBlock(c)
+				continue rules
+			}
 			k.release(c, i)
 			return c.Block(runtime.BlockParamFlow, b.rule, args[idx])
 		}
 	}
 	return nil
+}
+
+// wouldBlock records that dry-run rule b refused call c, which it admits.
+// A thread-grade rule then holds none of the call's values: it remembers
+// the call, so that the call's exit gives back nothing.
+func (b *bound) wouldBlock(c *runtime.Call) {
+	if b.grade == GradeThread {
+		b.state.refused.Add(c)
+	}
+	runtime.CountDryRunBlock(c, runtime.BlockParamFlow, b.rule)
 }
 
 // Exit gives back the thread-grade counts the call took.
@@ -125,6 +146,9 @@ func (k *checker) release(c *runtime.Call, n int) {
 		idx, ok := argIndex(b.idx, len(args))
 		if b.grade != GradeThread || !ok || !b.local {
 			continue
+		}
+		if b.dry && b.state.refused.Take(c) {
+			continue // refused: it holds nothing
 		}
 		for _, key := range appendKeys(buf[:0], args[idx]) {
 			b.release(key)

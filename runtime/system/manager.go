@@ -19,6 +19,10 @@ type thresholds struct {
 	loadRule, cpuRule *Rule
 	qpsRule, rtRule   *Rule
 	threadRule        *Rule
+
+	// dry is the thresholds of the dry-run rules, compiled apart from the
+	// enforcing ones; nil when there are none.
+	dry *thresholds
 }
 
 func (t *thresholds) anySet() bool {
@@ -27,7 +31,9 @@ func (t *thresholds) anySet() bool {
 
 // needsReadings reports whether a machine-state threshold is set, so that
 // the background sampler must run.
-func (t *thresholds) needsReadings() bool { return t.loadRule != nil || t.cpuRule != nil }
+func (t *thresholds) needsReadings() bool {
+	return t.loadRule != nil || t.cpuRule != nil || (t.dry != nil && t.dry.needsReadings())
+}
 
 var (
 	loadMu   sync.Mutex // serialises LoadRules and the sampler's lifecycle
@@ -110,10 +116,25 @@ func LoadRules(rules []Rule) error {
 	return nil
 }
 
+// compile takes the strictest value of each threshold across the
+// enforcing rules, and apart from them across the dry-run rules.
 func compile(rules []Rule) *thresholds {
 	t := &thresholds{rules: append([]Rule(nil), rules...)}
-	for i := range t.rules {
-		r := &t.rules[i]
+	t.strictest(t.rules, false)
+	if d := (&thresholds{}); d.strictest(t.rules, true) {
+		t.dry = d
+	}
+	return t
+}
+
+// strictest sets t from those of rules whose DryRun is dry, and reports
+// whether any threshold was set.
+func (t *thresholds) strictest(rules []Rule, dry bool) bool {
+	for i := range rules {
+		r := &rules[i]
+		if r.DryRun != dry {
+			continue
+		}
 		if v := r.HighestSystemLoad; v >= 0 && (t.loadRule == nil || v < t.load) {
 			t.load, t.loadRule = v, r
 		}
@@ -131,7 +152,7 @@ func compile(rules []Rule) *thresholds {
 			t.thread, t.threadRule = v, r
 		}
 	}
-	return t
+	return t.anySet()
 }
 
 // Rules returns a copy of the rules in force, as they were loaded.
@@ -144,11 +165,27 @@ func Rules() []Rule {
 }
 
 // InForce returns the thresholds in force as one rule: the strictest value
-// of each field across the loaded rules, Unset where no rule sets it (Java's
-// getRules returns the same figures as one synthetic rule per threshold).
+// of each field across the loaded enforcing rules, Unset where no rule sets
+// it (Java's getRules returns the same figures as one synthetic rule per
+// threshold). Dry-run rules are left out: see DryRunInForce.
 func InForce() Rule {
+	return inForce.Load().asRule()
+}
+
+// DryRunInForce returns the thresholds of the dry-run rules as one dry-run
+// rule, as InForce does for the enforcing ones.
+func DryRunInForce() Rule {
+	var d *thresholds
+	if t := inForce.Load(); t != nil {
+		d = t.dry
+	}
+	r := d.asRule()
+	r.DryRun = true
+	return r
+}
+
+func (t *thresholds) asRule() Rule {
 	r := NewRule()
-	t := inForce.Load()
 	if t == nil {
 		return r
 	}

@@ -39,6 +39,12 @@ type Rule struct {
 	// more than MaxThread are in flight (Java compares with >, so up to
 	// MaxThread+1 can be in flight at once).
 	MaxThread int64 `json:"maxThread"`
+	// DryRun checks the rule's thresholds, apart from those of the
+	// enforcing rules, on every inbound call the enforcing rules admit,
+	// but admits the call: the calls it would have refused are counted
+	// apart (runtime.Resource.DryRunBlockCount, the block log's dry-run
+	// lines). Java Sentinel ignores the field and would enforce the rule.
+	DryRun bool `json:"dryRun,omitempty"`
 }
 
 // NewRule returns a rule with every threshold Unset (Java's new SystemRule()).
@@ -84,6 +90,9 @@ func (r Rule) String() string {
 	}
 	if r.MaxThread >= 0 {
 		add("maxThread", strconv.FormatInt(r.MaxThread, 10))
+	}
+	if r.DryRun {
+		add("dryRun", "true")
 	}
 	return s + "}"
 }

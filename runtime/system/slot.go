@@ -39,7 +39,7 @@ type slot struct{}
 // type can be overridden per call, so the inbound test is made in Check.
 func (slot) Bind(*runtime.Resource) runtime.Checker {
 	t := inForce.Load()
-	if t == nil || !t.anySet() {
+	if t == nil || (!t.anySet() && t.dry == nil) {
 		return nil
 	}
 	return checker{t}
@@ -47,26 +47,41 @@ func (slot) Bind(*runtime.Resource) runtime.Checker {
 
 type checker struct{ t *thresholds }
 
-// Check is Java's SystemRuleManager.checkSystem, in its order.
+// Check is Java's SystemRuleManager.checkSystem, in its order, on the
+// enforcing thresholds; a call they admit is then checked on the dry-run
+// thresholds, which count a would-be block and admit it.
 func (k checker) Check(c *runtime.Call) *runtime.BlockError {
 	if c.Traffic() != runtime.Inbound {
 		return nil
 	}
-	t := k.t
+	if r, tv, refused := k.t.check(c); refused {
+		return c.Block(runtime.BlockSystem, r, tv).WithMessage(tv.String())
+	}
+	if d := k.t.dry; d != nil {
+		if r, _, refused := d.check(c); refused {
+			runtime.CountDryRunBlock(c, runtime.BlockSystem, r)
+		}
+	}
+	return nil
+}
+
+// check reports whether t refuses inbound call c, the rule that set the
+// threshold exceeded, and what was exceeded.
+func (t *thresholds) check(c *runtime.Call) (*Rule, Triggered, bool) {
 	n := runtime.InboundNode()
 	now := c.StartMillis()
 	if t.qpsRule != nil {
 		if q := n.PassQPS(now); q+float64(c.BatchCount()) > t.qps {
-			return block(c, t.qpsRule, MetricQPS, q, t.qps)
+			return t.qpsRule, Triggered{MetricQPS, q, t.qps}, true
 		}
 	}
 	threads := n.Threads()
 	if t.threadRule != nil && threads > t.thread {
-		return block(c, t.threadRule, MetricThread, float64(threads), float64(t.thread))
+		return t.threadRule, Triggered{MetricThread, float64(threads), float64(t.thread)}, true
 	}
 	if t.rtRule != nil {
 		if rt := n.AvgRT(now); rt > float64(t.rt) {
-			return block(c, t.rtRule, MetricRT, rt, float64(t.rt))
+			return t.rtRule, Triggered{MetricRT, rt, float64(t.rt)}, true
 		}
 	}
 	if t.loadRule != nil {
@@ -74,20 +89,15 @@ func (k checker) Check(c *runtime.Call) *runtime.BlockError {
 		// calls are in flight than the inbound traffic's best recent
 		// throughput times its fastest response time can explain.
 		if l := CurrentLoad(); l > t.load && threads > 1 && float64(threads) > n.MaxSuccessQPS(now)*n.MinRT(now)/1000 {
-			return block(c, t.loadRule, MetricLoad, l, t.load)
+			return t.loadRule, Triggered{MetricLoad, l, t.load}, true
 		}
 	}
 	if t.cpuRule != nil {
 		if u := CurrentCPUUsage(); u > t.cpu {
-			return block(c, t.cpuRule, MetricCPU, u, t.cpu)
+			return t.cpuRule, Triggered{MetricCPU, u, t.cpu}, true
 		}
 	}
-	return nil
+	return nil, Triggered{}, false
 }
 
 func (checker) Exit(*runtime.Call) {}
-
-func block(c *runtime.Call, r *Rule, m Metric, v, threshold float64) *runtime.BlockError {
-	tv := Triggered{Metric: m, Value: v, Threshold: threshold}
-	return c.Block(runtime.BlockSystem, r, tv).WithMessage(tv.String())
-}
