@@ -137,6 +137,7 @@ func (c *Collector) collectResources(e *emitter, now int64) {
 				e.send(blockByTypeDesc, prometheus.CounterValue, float64(bc.BlockCount(bt)), name, bt.String())
 			}
 		}
+		collectDryRun(ch, r)
 	}
 	in := runtime.InboundNode()
 	buckets := in.History(now)

@@ -77,4 +77,13 @@
 // the blocked path only); the collector picks it up without a change.
 // Today the runtime counts blocks in its windows without their type, and
 // the collector adds no work to calls to learn it.
+//
+// # Dry-run rules
+//
+// sentinel_dry_run_blocks_total{resource,type} counts the calls that
+// dry-run rules (a rule with "dryRun": true, of any kind) would have
+// blocked and admitted, per resource and kind of rule (flow, degrade,
+// system, authority, paramflow): runtime.Resource.DryRunBlockCount. A
+// series appears with its first would-be block. These calls count as
+// passes in the other series, never as blocks.
 package metrics
