@@ -19,6 +19,10 @@ type Resource struct {
 	Params  []string     `json:"params,omitempty"`
 	Metrics stat.Metrics `json:"metrics"`
 	History *History     `json:"history,omitempty"`
+	// DryRunBlocks counts, by kind of rule ("flow", "degrade", ...), the
+	// calls dry-run rules would have blocked and admitted since the
+	// process started; absent when there are none.
+	DryRunBlocks map[string]int64 `json:"dryRunBlocks,omitempty"`
 }
 
 // HistorySeconds is how many whole seconds History covers: the minute
@@ -67,7 +71,8 @@ func history(seconds []stat.Counts, now int64) *History {
 
 func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 	spec := r.Spec()
-	out := Resource{Name: safetext.Label(r.Name()), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params}
+	out := Resource{Name: safetext.Label(r.Name()), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params,
+		DryRunBlocks: dryRunBlocks(r)}
 	if cn := r.ClusterNode(); cn != nil {
 		out.Metrics = cn.Metrics(now)
 		if withHistory {
@@ -168,6 +173,20 @@ func busiest(now int64, limit int) []Resource {
 	})
 	if len(out) > limit {
 		out = out[:limit]
+	}
+	return out
+}
+
+// dryRunBlocks reads r's would-be blocks by kind of rule, nil when none.
+func dryRunBlocks(r *runtime.Resource) map[string]int64 {
+	var out map[string]int64
+	for t := runtime.BlockFlow; t <= runtime.BlockCustom; t++ {
+		if n := r.DryRunBlockCount(t); n > 0 {
+			if out == nil {
+				out = map[string]int64{}
+			}
+			out[t.String()] = n
+		}
 	}
 	return out
 }

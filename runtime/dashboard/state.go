@@ -31,12 +31,16 @@ type Breaker struct {
 	// NextRetryMillis is, for an OPEN breaker, the Unix ms from which it
 	// lets a probe through.
 	NextRetryMillis int64 `json:"nextRetryMillis"`
+	// DryRun marks the breaker of a dry-run rule: State is the state it
+	// would be in; it admits every call.
+	DryRun bool `json:"dryRun"`
 }
 
 func breakers() []Breaker {
 	out := []Breaker{}
 	for _, b := range degrade.Breakers() {
-		out = append(out, Breaker{Resource: safetext.Label(b.Resource), Rule: b.Rule, State: b.State.String(), NextRetryMillis: b.NextRetryMillis})
+		out = append(out, Breaker{Resource: safetext.Label(b.Resource), Rule: b.Rule, State: b.State.String(), NextRetryMillis: b.NextRetryMillis,
+			DryRun: b.Rule.DryRun})
 	}
 	return out
 }
