@@ -59,3 +59,19 @@ func TestRulesCheckPrintsJavaCoercionsAsWarnings(t *testing.T) {
 		"rules/flow.json:2:2: rule 0 (resource \"getOrder\"): warning: controlBehavior 7 is not one of 0..3; Java loads the rule and rejects calls over its count, as 0 (Reject) does\n"+
 		"rules/flow.json:2:36: rule 0 (resource \"getOrder\"): warning: count \"10\" is a quoted number; read as 10, as fastjson and Jackson read it\n", stdout)
 }
+
+// rules check reports each dry-run rule on a line of its own, on stdout,
+// and passes: dry-run rules are valid.
+func TestRulesCheckReportsDryRunRules(t *testing.T) {
+	_, env := module(t, map[string]string{
+		"rules/sentinel.json": `{"flow": [{"resource": "getOrder", "count": 10, "dryRun": true}, {"resource": "getOrder", "count": 50}],
+ "degrade": [{"resource": "pay", "grade": 2, "count": 5, "timeWindow": 10, "dryRun": true}],
+ "system": [{"qps": 100, "dryRun": true}]}`,
+	})
+	code, stdout, stderr := sentinelgen(env, "rules", "check", "rules/sentinel.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, `rules/sentinel.json:1:11: flow: rule 0 (resource "getOrder"): note: dry run: admits every call, counting those it would block; Java Sentinel ignores dryRun and would enforce this rule
+rules/sentinel.json:2:14: degrade: rule 0 (resource "pay"): note: dry run: admits every call, counting those it would block; Java Sentinel ignores dryRun and would enforce this rule
+rules/sentinel.json:3:13: system: rule 0: note: dry run: admits every call, counting those it would block; Java Sentinel ignores dryRun and would enforce this rule
+`, stdout)
+}

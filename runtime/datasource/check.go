@@ -22,11 +22,17 @@ const (
 	// SeverityWarning: the file loads, but probably does not do what its
 	// author meant (a rule for a resource no code declares protects nothing).
 	SeverityWarning
+	// SeverityNote: the file loads and does what it says, which is worth
+	// knowing (a dry-run rule blocks nothing).
+	SeverityNote
 )
 
 func (s Severity) String() string {
-	if s == SeverityWarning {
+	switch s {
+	case SeverityWarning:
 		return "warning"
+	case SeverityNote:
+		return "note"
 	}
 	return "error"
 }
@@ -64,8 +70,8 @@ func (p Problem) String() string {
 		}
 		b.WriteString(": ")
 	}
-	if p.Severity == SeverityWarning {
-		b.WriteString("warning: ")
+	if p.Severity != SeverityError {
+		b.WriteString(p.Severity.String() + ": ")
 	}
 	if p.Field != "" {
 		b.WriteString(p.Field + " ")
@@ -82,8 +88,9 @@ func (p Problem) String() string {
 // each rule whose resource no declared resource matches — a typo in a rule
 // file silently protects nothing — suggesting the nearest declared name.
 // A regex rule is matched against the declared names. nil declared skips
-// that cross-check. Problems come out per file in the order of paths, and
-// within a file in document order.
+// that cross-check. Each dry-run rule ("dryRun": true) gets a note.
+// Problems come out per file in the order of paths, and within a file in
+// document order.
 //
 // err is non-nil only when there is nothing to check (no paths).
 func CheckFiles(paths []string, declared []string) (problems []Problem, err error) {
@@ -133,6 +140,7 @@ func Check(name string, data []byte, kind Kind, declared []string) []Problem {
 	if declared != nil {
 		problems = append(problems, checkResources(name, kind, rs, declared)...)
 	}
+	problems = append(problems, dryRunNotes(name, kind, rs)...)
 	locate(data, problems)
 	sortProblems(problems)
 	return problems
