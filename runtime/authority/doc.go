@@ -35,6 +35,14 @@
 // its name (each regex rule applies to every resource it fully matches);
 // each of them must let the call through.
 //
+// # Dry run
+//
+// A rule with DryRun set ("dryRun": true) checks every call but admits
+// it: the calls it would have refused are counted apart
+// (runtime.Resource.DryRunBlockCount with runtime.BlockAuthority, the block
+// log's "would block (dry run)" lines), and the resource's other rules
+// still decide. Java Sentinel ignores the field and would enforce the rule.
+//
 // # Cost
 //
 // Origins are parsed once, at load, into a sorted list (a map for lists

@@ -86,6 +86,19 @@
 // states, and the value that tripped the breaker. Breakers lists every
 // breaker with its state, for metrics and dashboards.
 //
+// # Dry run
+//
+// A breaker of a rule with DryRun set ("dryRun": true) runs its state
+// machine as if it enforced, but admits every call: the calls it would
+// have refused (OPEN before the retry time, HALF_OPEN with the probe out)
+// are counted apart (runtime.Resource.DryRunBlockCount with
+// runtime.BlockDegrade, the block log's "would block (dry run)" lines),
+// and are no samples and no probes to it, even when they complete after
+// the breaker closed. Breakers shows the state it would be in. DryRun is
+// no part of a rule's identity: switching it keeps the breaker and its
+// state, so an open dry-run breaker is open when it enforces. Java
+// Sentinel ignores the field and would enforce the rule.
+//
 // # Cost
 //
 // A closed breaker costs its call one atomic load on entry and, on exit,

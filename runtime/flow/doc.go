@@ -141,6 +141,26 @@
 // not lend while a ClusterChecker is set, even when it falls back to its
 // local check.
 //
+// # Dry run
+//
+// A rule with DryRun set ("dryRun": true) runs fully and admits every
+// call; the calls it would have blocked are counted apart
+// (runtime.Resource.DryRunBlockCount with runtime.BlockFlow, the block
+// log's "would block (dry run)" lines), and the remaining rules check the
+// call as if the dry-run rule did not apply to it. What the rule keeps is
+// what it would have admitted: a Direct Reject gate counts only the passes
+// it granted and holds only the thread tokens it granted (not the node's
+// calls in flight, which include those it let through); a call it refused
+// gets nothing back at its exit, nor when a later slot blocks it; a
+// throttling rule takes the call's turn without making it wait. So on the
+// same traffic it counts the blocks the enforcing rule makes. Rules that
+// read the resource's statistics (Relate, Chain, warm-up, the local check
+// of a cluster rule) see the calls the dry run let through as passed, and
+// may count more. A dry-run rule lends no window to a prioritized call: the
+// refusal is counted. DryRun is no part of a rule's identity: switching it
+// keeps the rule's state (warm-up bucket, throttling queue, gates). Java
+// Sentinel ignores the field and would enforce the rule.
+//
 // # Cluster mode
 //
 // clusterMode and clusterConfig are parsed and validated as Java's

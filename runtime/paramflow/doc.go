@@ -85,6 +85,18 @@
 //   - Regex rules (resource is a pattern matching whole names) keep
 //     separate per-value state for each matched resource.
 //
+// # Dry run
+//
+// A rule with DryRun set ("dryRun": true) runs fully and admits every
+// call; the calls it would have blocked are counted apart
+// (runtime.Resource.DryRunBlockCount with runtime.BlockParamFlow, the block
+// log's "would block (dry run)" lines). A thread-grade dry-run rule holds
+// none of the values of a call it refused, so the call's exit gives back
+// nothing; a throttling dry-run rule takes the call's turn without making
+// it wait. DryRun is no part of a rule's identity: switching it keeps the
+// per-value state. Java Sentinel ignores the field and would enforce the
+// rule.
+//
 // # Bounded state
 //
 // Each rule keeps the state of at most 4000*durationInSec values (at most

@@ -58,6 +58,18 @@
 // counted, so concurrent callers can overshoot qps by the calls in flight
 // between the two.
 //
+// # Dry run
+//
+// Rules with DryRun set ("dryRun": true) are combined apart from the
+// enforcing ones (their strictest thresholds, DryRunInForce) and checked
+// on each inbound call the enforcing thresholds admit; a call they would
+// refuse is admitted and counted apart (runtime.Resource.DryRunBlockCount
+// with runtime.BlockSystem, the block log's "would block (dry run)"
+// lines). The inbound statistics count the calls the dry run let through,
+// so the QPS, thread and RT checks may count more than enforcing rules
+// would block. InForce shows the enforcing thresholds only. Java Sentinel
+// ignores the field and would enforce the rule.
+//
 // # Readings
 //
 // Load and CPU usage are read by a background goroutine about once a
