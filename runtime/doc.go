@@ -85,6 +85,18 @@
 // are written valid UTF-8 with control characters escaped and cut to a few
 // hundred bytes, so a caller can neither forge a line nor blow one up.
 //
+// # Dry-run rules
+//
+// A rule of any kind may be a dry-run rule ("dryRun": true): it runs fully
+// but admits the calls it would block. Its slot reports each such call
+// with CountDryRunBlock, which counts it by resource and block type
+// (Resource.DryRunBlockCount, apart from BlockCount) and writes it to the
+// block log on lines of their own, "sentinel: would block (dry run)". The
+// call then goes on through the chain and counts as a pass. A slot keeps
+// what a dry-run rule took from the calls it admitted apart from the calls
+// it refused, which took nothing, so that Exit gives back only the former.
+// A resource without dry-run rules pays nothing for them.
+//
 // # Where this differs from Java
 //
 //   - A DefaultNode or an origin's node keeps the second window only; the

@@ -104,6 +104,10 @@
 // {"app": ..., "rule": {...}}, and a gateway rule's paramItem in a
 // hot-parameter file. Warnings never make the exit status 1.
 //
+// Each dry-run rule ("dryRun": true) gets a note on standard output: it
+// admits every call, and Java Sentinel, which ignores the field, would
+// enforce it.
+//
 // # Pushing rules to a fleet
 //
 //	sentinelgen rules push -etcd ADDR -key K [flags] FILE
