@@ -25,6 +25,6 @@ func TestCheckNotesDryRunRules(t *testing.T) {
 	c := newCombo()
 	ps = datasource.Check("rules.json", []byte(`{"flow":[{"resource":"a","dryRun":true}],"degrade":[{"resource":"a","dryRun":true}]}`), c.kind, []string{"a"})
 	assert.Len(t, ps, 2)
-	assert.Equal(t, "degrade", ps[0].Section)
-	assert.Equal(t, "flow", ps[1].Section)
+	assert.Equal(t, "flow", ps[0].Section, "in document order")
+	assert.Equal(t, "degrade", ps[1].Section)
 }
