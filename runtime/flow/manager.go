@@ -89,7 +89,8 @@ func (t *stateTable) get(resource string, create func() *resState) *resState {
 // runtime.RuleErrors naming each bad rule's index, field and reason, and
 // the rules in force stay. nil or empty clears the rules.
 //
-// Exact duplicates are loaded once, as Java's HashSet does.
+// Exact duplicates are loaded once, as Java's HashSet does; two rules that
+// differ only in DryRun are duplicates, and the first is kept.
 func LoadRules(rules []Rule) error {
 	errs, patterns := validate(rules)
 	if len(errs) > 0 {
