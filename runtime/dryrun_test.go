@@ -4,7 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,8 +41,8 @@ func (dryRunSlot) Exit(*runtime.Call) {}
 // line marked as dry run.
 func TestCountDryRunBlock(t *testing.T) {
 	runtime.FlushBlockLog()
-	handClock(t)
-	logs := captureLog(t)
+	clocktest.Install(t)
+	logs := logtest.Capture(t)
 	name := t.Name()
 	register(t, name, runtime.OrderFlow, dryRunSlot{name, &dryRule{name}})
 
@@ -61,7 +63,7 @@ func TestCountDryRunBlock(t *testing.T) {
 	assert.EqualValues(t, 7, r.ClusterNode().PassQPS(runtime.NowMillis()), "the calls passed")
 
 	runtime.FlushBlockLog()
-	lines := logs.lines("resource=" + name)
+	lines := logs.Lines("resource=" + name)
 	require.Len(t, lines, 2)
 	for _, l := range lines {
 		assert.Contains(t, l, `msg="sentinel: would block (dry run)"`)
@@ -75,8 +77,8 @@ func TestCountDryRunBlock(t *testing.T) {
 
 // Counting a would-be block allocates nothing.
 func TestCountDryRunBlockAllocatesNothing(t *testing.T) {
-	handClock(t)
-	captureLog(t)
+	clocktest.Install(t)
+	logtest.Capture(t)
 	name := t.Name()
 	register(t, name, runtime.OrderFlow, dryRunSlot{name, &dryRule{name}})
 	r := runtime.Declare(runtime.ResourceSpec{Name: name})

@@ -44,8 +44,7 @@ func dryRunTraffic(t *testing.T, clk *clocktest.Clock, prefix string) (dry, enfo
 // The JSON shows each resource's would-be blocks by kind, and a dry-run
 // breaker in the state it would be in, beside the enforcing rules.
 func TestSnapshotShowsDryRun(t *testing.T) {
-	clk := clocktest.New()
-	defer runtime.SetClock(clk)()
+	clk := clocktest.Install(t)
 	dry, enforcing := dryRunTraffic(t, clk, "dashboard.dryrun")
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()
@@ -71,8 +70,7 @@ func TestSnapshotShowsDryRun(t *testing.T) {
 
 // The page marks would-be blocks and dry-run breakers.
 func TestPageShowsDryRunInABrowser(t *testing.T) {
-	clk := clocktest.New()
-	defer runtime.SetClock(clk)()
+	clk := clocktest.Install(t)
 	dryRunTraffic(t, clk, "browser.dryrun")
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()

@@ -18,8 +18,7 @@ import (
 // and closing: every call it refused is forgotten at its exit, and the
 // rule switched to enforcing mid-run changes nothing of that.
 func TestDryRunBreakerConcurrentForgetsEveryRefusal(t *testing.T) {
-	clk := clocktest.New()
-	t.Cleanup(runtime.SetClock(clk))
+	clk := clocktest.Install(t)
 	const res = "degrade.dryrun.concurrent"
 	rule := Rule{Resource: res, Grade: ErrorCount, Count: 1, TimeWindow: 1, MinRequestAmount: 1, StatIntervalMs: 1000, DryRun: true}
 	require.NoError(t, LoadRules([]Rule{rule}))

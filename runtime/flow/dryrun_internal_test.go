@@ -34,7 +34,7 @@ func (*laterRefuser) Exit(*runtime.Call) {}
 // Under concurrency, every call a dry-run gate refused is forgotten at its
 // exit or at a later slot's refusal, and the thread gate ends at zero.
 func TestDryRunGatesForgetEveryRefusal(t *testing.T) {
-	t.Cleanup(runtime.SetClock(clocktest.New()))
+	clocktest.Install(t)
 	const res = "flow.dryrun.internal"
 	require.NoError(t, LoadRules([]Rule{
 		{Resource: res, Grade: GradeThread, Count: 2, DryRun: true},

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -15,8 +14,7 @@ import (
 // Would-be blocks of dry-run rules are a series of their own, per resource
 // and kind of rule; the calls count as passes, never as blocks.
 func TestDryRunBlocksSeries(t *testing.T) {
-	clk := clocktest.New()
-	defer runtime.SetClock(clk)()
+	clk := clocktest.Install(t)
 	const res = "metrics.dryrun"
 	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: res, Grade: flow.GradeQPS, Count: 2, DryRun: true}}))
 	defer flow.LoadRules(nil)
