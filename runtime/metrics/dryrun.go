@@ -14,11 +14,12 @@ var dryRunBlocksDesc = prometheus.NewDesc("sentinel_dry_run_blocks_total",
 
 func init() { allDescs = append(allDescs, dryRunBlocksDesc) }
 
-// collectDryRun sends r's would-be blocks, by rule kind, those it has.
-func collectDryRun(ch chan<- prometheus.Metric, r *runtime.Resource) {
+// collectDryRun sends r's would-be blocks, by rule kind, those it has,
+// labelled with name, the resource's label value.
+func collectDryRun(ch chan<- prometheus.Metric, r *runtime.Resource, name string) {
 	for bt := runtime.BlockFlow; bt <= runtime.BlockCustom; bt++ {
 		if n := r.DryRunBlockCount(bt); n > 0 {
-			ch <- prometheus.MustNewConstMetric(dryRunBlocksDesc, prometheus.CounterValue, float64(n), r.Name(), bt.String())
+			ch <- prometheus.MustNewConstMetric(dryRunBlocksDesc, prometheus.CounterValue, float64(n), name, bt.String())
 		}
 	}
 }
