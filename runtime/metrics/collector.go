@@ -137,7 +137,7 @@ func (c *Collector) collectResources(e *emitter, now int64) {
 				e.send(blockByTypeDesc, prometheus.CounterValue, float64(bc.BlockCount(bt)), name, bt.String())
 			}
 		}
-		collectDryRun(ch, r, name)
+		collectDryRun(e, r, name)
 	}
 	in := runtime.InboundNode()
 	buckets := in.History(now)

@@ -16,10 +16,10 @@ func init() { allDescs = append(allDescs, dryRunBlocksDesc) }
 
 // collectDryRun sends r's would-be blocks, by rule kind, those it has,
 // labelled with name, the resource's label value.
-func collectDryRun(ch chan<- prometheus.Metric, r *runtime.Resource, name string) {
+func collectDryRun(e *emitter, r *runtime.Resource, name string) {
 	for bt := runtime.BlockFlow; bt <= runtime.BlockCustom; bt++ {
 		if n := r.DryRunBlockCount(bt); n > 0 {
-			ch <- prometheus.MustNewConstMetric(dryRunBlocksDesc, prometheus.CounterValue, float64(n), name, bt.String())
+			e.send(dryRunBlocksDesc, prometheus.CounterValue, float64(n), name, bt.String())
 		}
 	}
 }
