@@ -59,7 +59,8 @@ func TestAbsentKeyAtStartKeepsRulesUntilWritten(t *testing.T) {
 	defer w.Close()
 	put(t, w, key, rules("getOrder"))
 	in.eventuallyInForce("getOrder")
-	require.NoError(t, in.src.LastError())
+	// The rules are in force a moment before the source records the load.
+	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 }
 
 func TestUpdateReachesThreeSourcesWithinASecond(t *testing.T) {
@@ -186,7 +187,8 @@ func catchUp(t *testing.T, compact bool) {
 
 	proxy.Restore()
 	in.eventuallyInForce("v3")
-	require.NoError(t, in.src.LastError())
+	// The rules are in force a moment before the source records the load.
+	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 	assert.Equal(t, last, in.src.Revision())
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "etcd watch" }, waitFor, tick)
 	mu.Lock()

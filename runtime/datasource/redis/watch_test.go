@@ -46,7 +46,8 @@ func TestAbsentKeyAtStartKeepsRulesUntilPublished(t *testing.T) {
 
 	publish(t, writer(t, srv), rules("getOrder"))
 	in.eventuallyInForce("getOrder")
-	require.NoError(t, in.src.LastError())
+	// The rules are in force a moment before the source records the load.
+	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 }
 
 func TestEveryMessageIsTheNewDocument(t *testing.T) {
@@ -169,7 +170,8 @@ func TestOutageCatchesUpFromTheKey(t *testing.T) {
 
 	proxy.Restore()
 	in.eventuallyInForce("v3")
-	require.NoError(t, in.src.LastError())
+	// The rules are in force a moment before the source records the load.
+	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "redis subscribe" }, waitFor, tick)
 
 	publish(t, w, rules("v4"))
