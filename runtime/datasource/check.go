@@ -177,6 +177,45 @@ func checkResources(name string, kind Kind, rs RuleSet, declared []string) []Pro
 	}
 	sorted := append([]string(nil), declared...)
 	sort.Strings(sorted)
+	var out []Problem
+	eachRawRule(kind, rs, func(section string, i int, el json.RawMessage) {
+		var r struct {
+			Resource any  `json:"resource"`
+			Regex    bool `json:"regex"`
+		}
+		if json.Unmarshal(el, &r) != nil {
+			return
+		}
+		res, _ := r.Resource.(string)
+		if res == "" { // system rules have none; a blank one is a validation error
+			return
+		}
+		p := Problem{File: name, Section: section, Rule: i, Resource: res, Severity: SeverityWarning}
+		if r.Regex {
+			re, err := ruleutil.CompileResourceRegex(res)
+			if err != nil || anyMatch(re.MatchString, sorted) {
+				return
+			}
+			p.Message = fmt.Sprintf("the pattern %q matches no declared resource", res)
+			out = append(out, p)
+			return
+		}
+		if known[res] {
+			return
+		}
+		p.Message = fmt.Sprintf("no declared resource is named %q; this rule protects nothing", res)
+		if s := suggest.Nearest(res, sorted); s != "" {
+			p.Message = fmt.Sprintf("no declared resource is named %q (did you mean %q?)", res, s)
+		}
+		out = append(out, p)
+	})
+	return out
+}
+
+// eachRawRule calls fn with each rule's raw JSON, kinds sorted by name
+// and rules in document order; section is the kind's name in a combined
+// document, "" otherwise.
+func eachRawRule(kind Kind, rs RuleSet, fn func(section string, i int, el json.RawMessage)) {
 	_, combined := kind.(*combinedKind)
 	raw := rs.raw()
 	keys := make([]string, 0, len(raw))
@@ -184,45 +223,15 @@ func checkResources(name string, kind Kind, rs RuleSet, declared []string) []Pro
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var out []Problem
 	for _, k := range keys {
 		section := ""
 		if combined {
 			section = k
 		}
 		for i, el := range raw[k] {
-			var r struct {
-				Resource any  `json:"resource"`
-				Regex    bool `json:"regex"`
-			}
-			if json.Unmarshal(el, &r) != nil {
-				continue
-			}
-			res, _ := r.Resource.(string)
-			if res == "" { // system rules have none; a blank one is a validation error
-				continue
-			}
-			p := Problem{File: name, Section: section, Rule: i, Resource: res, Severity: SeverityWarning}
-			if r.Regex {
-				re, err := ruleutil.CompileResourceRegex(res)
-				if err != nil || anyMatch(re.MatchString, sorted) {
-					continue
-				}
-				p.Message = fmt.Sprintf("the pattern %q matches no declared resource", res)
-				out = append(out, p)
-				continue
-			}
-			if known[res] {
-				continue
-			}
-			p.Message = fmt.Sprintf("no declared resource is named %q; this rule protects nothing", res)
-			if s := suggest.Nearest(res, sorted); s != "" {
-				p.Message = fmt.Sprintf("no declared resource is named %q (did you mean %q?)", res, s)
-			}
-			out = append(out, p)
+			fn(section, i, el)
 		}
 	}
-	return out
 }
 
 func anyMatch(match func(string) bool, names []string) bool {
