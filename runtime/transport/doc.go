@@ -95,5 +95,9 @@
 //     service's Redis settings (runtime/cluster).
 //
 // The command center has no authentication, as Java's: listen on an
-// interface only the dashboard reaches.
+// interface only the dashboard reaches. Requests a browser sends for a web
+// page (marked with Origin, or Sec-Fetch-Site other than "none") are
+// refused with 403, so a page the operator visits cannot drive a command
+// center on loopback, even after DNS rebinding; the dashboard's HTTP
+// client sends neither header.
 package transport

@@ -41,6 +41,7 @@ type Server struct {
 	// flight.
 	ctx       context.Context
 	cancel    context.CancelFunc
+	closeMu   sync.Mutex  // guards stopWatch
 	stopWatch func() bool // stops the watch of Start's ctx
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -59,6 +60,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	cfg = cfg.withDefaults()
 	dashboards, err := ParseDashboards(cfg.Dashboard)
@@ -117,7 +121,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.wg.Add(1)
 		go s.writeMetricLog()
 	}
+	// Close may run on AfterFunc's goroutine before AfterFunc returns (ctx
+	// ended meanwhile): it must find stopWatch set, so set it under closeMu.
+	s.closeMu.Lock()
 	s.stopWatch = context.AfterFunc(ctx, func() { _ = s.Close() })
+	s.closeMu.Unlock()
 	runtime.Logger().Info("sentinel: command center listening",
 		slog.String("addr", ln.Addr().String()), slog.String("app", cfg.App),
 		slog.String("dashboard", cfg.Dashboard), slog.String("ip", s.clientIP))
@@ -131,7 +139,11 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 // waits for them. It is idempotent.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		s.stopWatch()
+		s.closeMu.Lock()
+		if s.stopWatch != nil {
+			s.stopWatch()
+		}
+		s.closeMu.Unlock()
 		s.cancel()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -195,6 +207,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			reply(w, http.StatusInternalServerError, "Command server error")
 		}
 	}()
+	if fromWebPage(r) {
+		reply(w, http.StatusForbidden, "Commands from web pages are refused")
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
 		reply(w, http.StatusMethodNotAllowed, "Only GET and POST are supported")
 		return
@@ -330,4 +346,21 @@ func printable(s string) string {
 		}
 	}
 	return s
+}
+
+// fromWebPage reports whether a browser sent r on behalf of a web page:
+// an <img src="http://127.0.0.1:8719/setSwitch?value=false"> on any page
+// the operator visits would otherwise reach a command center on loopback,
+// and a DNS-rebound page could read it. Browsers mark every request with
+// Sec-Fetch-Site ("none" when the operator typed the URL) and cross-origin
+// ones with Origin; the dashboard's HTTP client sends neither.
+func fromWebPage(r *http.Request) bool {
+	if r.Header.Get("Origin") != "" {
+		return true
+	}
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "none":
+		return false
+	}
+	return true
 }
