@@ -31,20 +31,29 @@ type walker struct {
 	section string
 	index   int
 	obj     *hujson.Object
+	res     string // its resource, once found
+	resDone bool
 }
 
-// resource is the walked rule's resource, for messages.
+// resource is the walked rule's resource, for messages. It is found once
+// per rule: a rule with many members to warn about (duplicate keys are
+// valid JSON) must not cost a scan of its members per message.
 func (w *walker) resource() string {
+	if w.resDone {
+		return w.res
+	}
+	w.res, w.resDone = "", true
 	if w.obj == nil {
 		return ""
 	}
 	for i := range w.obj.Members {
 		m := &w.obj.Members[i]
 		if lit, ok := m.Value.Value.(hujson.Literal); ok && string(memberName(m)) == "resource" && lit.Kind() == '"' {
-			return lit.String()
+			w.res = lit.String()
+			break
 		}
 	}
-	return ""
+	return w.res
 }
 
 // rules walks an array of rules (section "" for a single kind).
@@ -61,7 +70,7 @@ func (w *walker) rules(section string, v *hujson.Value, rule *schema) {
 		if !ok {
 			continue
 		}
-		w.section, w.index, w.obj = section, i, obj
+		w.section, w.index, w.obj, w.resDone = section, i, obj, false
 		w.shapes(el, obj, rule)
 		w.object(obj, rule, "")
 	}
@@ -268,7 +277,11 @@ func (w *walker) refuse(v *hujson.Value, path string, s *schema, found string) {
 	if len(shown) > 40 {
 		shown = truncate(shown, 37) + "..."
 	}
-	w.errs[w.section] = append(w.errs[w.section], &runtime.RuleError{Index: w.index, Resource: w.resource(), Field: path,
+	errs := w.errs[w.section]
+	if n := len(errs); n > 0 && errs[n-1].Index == w.index && errs[n-1].Field == path {
+		return // a duplicate key refused again: one error says it
+	}
+	w.errs[w.section] = append(errs, &runtime.RuleError{Index: w.index, Resource: w.resource(), Field: path,
 		Reason: fmt.Sprintf("%s is %s, want %s", shown, found, s.want())})
 }
 
