@@ -121,6 +121,9 @@ var (
 	ErrInvalidUTF8 = errors.New("invalid UTF-8")
 	// ErrSyntax: the document is not JSON.
 	ErrSyntax = errors.New("JSON syntax error")
+	// ErrAllInvalid: under SkipInvalid, every rule of a non-empty document
+	// was invalid. It never clears the rules in force; write [] for that.
+	ErrAllInvalid = errors.New("every rule is invalid (write [] to clear the rules)")
 )
 
 // position returns the 1-based line and column of byte offset off in data.

@@ -108,3 +108,22 @@ func TestPolicyForRulesJavaRefuses(t *testing.T) {
 	assert.Equal(t, "skip invalid rules", datasource.SkipInvalid.String())
 	assert.Equal(t, "refuse the document", datasource.RefuseDocument.String())
 }
+
+// Under Java's policy a document whose every rule is invalid would load as
+// no rules, clearing the rules in force (Java's buildFlowRuleMap does).
+// Here only [] clears: such a document is refused and the rules stay.
+func TestSkipInvalidNeverClearsWithADocumentOfInvalidRules(t *testing.T) {
+	clearAll(t)
+	_, err := datasource.LoadReport("flow.json", []byte(`[{"resource":"a","count":5}]`), datasource.Flow)
+	require.NoError(t, err)
+	_, err = datasource.LoadReport("flow.json", []byte(`[{"resource":"a","count":-1}]`), datasource.Flow,
+		datasource.WithPolicy(datasource.SkipInvalid))
+	require.ErrorIs(t, err, datasource.ErrAllInvalid)
+	require.Len(t, flow.Rules(), 1, "the rules in force stay")
+	assert.EqualValues(t, 5, flow.Rules()[0].Count)
+
+	rep, err := datasource.LoadReport("flow.json", []byte(`[]`), datasource.Flow, datasource.WithPolicy(datasource.SkipInvalid))
+	require.NoError(t, err)
+	assert.Zero(t, rep.Rules)
+	assert.Empty(t, flow.Rules(), "[] clears")
+}

@@ -150,6 +150,11 @@ func LoadReport(name string, data []byte, kind Kind, opts ...Option) (Report, er
 	var skipped []Warning
 	if o.policy == SkipInvalid {
 		skipped = rs.skipInvalid()
+		// Only a document with no rules ([]) clears the rules in force; one
+		// whose every rule is invalid is refused, even under Java's policy.
+		if len(skipped) > 0 && rs.Len() == 0 {
+			return Report{}, &Error{Name: name, Err: fmt.Errorf("%w; the first: %s", ErrAllInvalid, skipped[0].String())}
+		}
 	}
 	if err := rs.Load(); err != nil {
 		return Report{}, err
