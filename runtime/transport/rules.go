@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 
@@ -82,6 +83,11 @@ func (s *Server) loadRules(k datasource.Kind, p params) (string, error) {
 	data, err := ruleData(p["data"])
 	if err != nil {
 		return "", err
+	}
+	// The cap every rule source applies: rules no source could hold again
+	// are not put in force from here either.
+	if len(data) > datasource.DefaultMaxSize {
+		return "", fmt.Errorf("data is %d bytes, over the %d-byte cap of a rule document; nothing changed", len(data), datasource.DefaultMaxSize)
 	}
 	s.rulesMu.Lock()
 	defer s.rulesMu.Unlock()
