@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/internal/capmap"
@@ -96,7 +97,9 @@ func newContext(sc *sentinelContext, ctx context.Context, name, origin string) *
 		name = DefaultContextName
 	}
 	if len(origin) > MaxOriginBytes {
-		origin = origin[:MaxOriginBytes]
+		// A copy: a slice of a long header would keep all of it alive in
+		// the origin tables.
+		origin = strings.Clone(origin[:MaxOriginBytes])
 	}
 	*sc = sentinelContext{Context: ctx, name: name, origin: origin, entrance: entrance(name)}
 	return sc
@@ -127,8 +130,12 @@ func contextOf(ctx context.Context) (*sentinelContext, *SentinelEntry) {
 // entrance returns the entrance node of a context name, creating it, or the
 // overflow entrance past MaxContexts.
 func entrance(name string) *EntranceNode {
-	if name == DefaultContextName {
+	switch name {
+	case DefaultContextName:
 		return defaultEntrance
+	case OverflowContextName:
+		overflowEntranceUsed.Store(true)
+		return overflowEntrance
 	}
 	n, ok := entranceTable.LoadOrCreate(name, false, func() *EntranceNode { return &EntranceNode{name: name} })
 	if ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -231,6 +232,21 @@ func TestLongOriginsAreCut(t *testing.T) {
 	long := strings.Repeat("o", 256<<10)
 	_, origin := runtime.ContextName(runtime.EnterContext(context.Background(), "long-origin", long))
 	assert.Len(t, origin, runtime.MaxOriginBytes)
+	assert.NotSame(t, unsafe.StringData(long), unsafe.StringData(origin), "a copy: the tables must not keep the whole header alive")
+}
+
+func TestTheOverflowContextNameIsTheOverflowEntrance(t *testing.T) {
+	ctx := runtime.EnterContext(context.Background(), runtime.OverflowContextName, "")
+	e, b := runtime.Entry(ctx, t.Name())
+	require.Nil(t, b)
+	e.Exit()
+	n := 0
+	for _, en := range runtime.Tree().Children {
+		if en.Name == runtime.OverflowContextName {
+			n++
+		}
+	}
+	assert.Equal(t, 1, n, "a caller cannot make a second entrance of that name")
 }
 
 func TestDefaultContextNameEntersTheDefaultContext(t *testing.T) {

@@ -174,7 +174,9 @@ func (a *Aggregator) AddDryRun(h *Hint, now int64, resource, typ string, rule an
 
 func (a *Aggregator) add(h *Hint, now int64, k key, n int64) {
 	resource, rule := k.resource, k.rule
-	if rule != nil && !reflect.TypeOf(rule).Comparable() {
+	// The value, not its type: a comparable struct type may hold an
+	// interface whose dynamic value is not, which would panic as a map key.
+	if rule != nil && !reflect.ValueOf(rule).Comparable() {
 		k.rule = reflect.TypeOf(rule) // a rule type that cannot be a map key: one line per type
 	}
 	sec := now / 1000

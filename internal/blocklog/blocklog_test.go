@@ -214,6 +214,24 @@ func TestSetLines(t *testing.T) {
 	assert.EqualValues(t, 8+7+6+5+4+3+2+1, lines[2]["blocks"])
 }
 
+// A comparable struct type whose interface field holds a slice is not a
+// valid map key: the value, not the type, decides.
+type ruleWithAny struct{ Extra any }
+
+func TestRuleValuesThatHoldUnhashableValues(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	assert.NotPanics(t, func() {
+		a.Add(nil, t0, "res", "custom", ruleWithAny{Extra: []int{1}}, "", 1)
+		a.Add(nil, t0, "res", "custom", ruleWithAny{Extra: 1}, "", 1)
+	})
+	a.Flush()
+	assert.NotEmpty(t, c.lines(t))
+}
+
 func TestRulesThatCannotBeMapKeys(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	var c capture

@@ -39,7 +39,7 @@ func OriginFromMetadata(key string) func(ctx context.Context, fullMethod string)
 // origin that needs no change is returned as is, without allocating.
 func sanitizeOrigin(s string) string {
 	if len(s) > MaxOriginLen {
-		s = s[:MaxOriginLen]
+		s = strings.Clone(s[:MaxOriginLen]) // a slice would keep the caller's whole value alive
 	}
 	clean := true
 	for i := 0; i < len(s); i++ {
