@@ -174,10 +174,8 @@ func (a *Aggregator) AddDryRun(h *Hint, now int64, resource, typ string, rule an
 
 func (a *Aggregator) add(h *Hint, now int64, k key, n int64) {
 	resource, rule := k.resource, k.rule
-	// The value, not its type: a comparable struct type may hold an
-	// interface whose dynamic value is not, which would panic as a map key.
-	if rule != nil && !reflect.ValueOf(rule).Comparable() {
-		k.rule = reflect.TypeOf(rule) // a rule type that cannot be a map key: one line per type
+	if rule != nil && !keyable(rule) {
+		k.rule = reflect.TypeOf(rule) // a rule that cannot be a map key: one line per type
 	}
 	sec := now / 1000
 	if h != nil {
@@ -215,6 +213,21 @@ func (a *Aggregator) add(h *Hint, now int64, k key, n int64) {
 	}
 	a.mu.Unlock()
 	a.write(done)
+}
+
+// keyable reports whether rule can be a map key. The type decides,
+// except for structs and arrays, whose interface fields may hold values
+// that cannot (the value is asked only then: reflect.ValueOf is not free).
+func keyable(rule any) bool {
+	t := reflect.TypeOf(rule)
+	if !t.Comparable() {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Array:
+		return reflect.ValueOf(rule).Comparable()
+	}
+	return true
 }
 
 // Flush writes every pending line now.
