@@ -259,8 +259,10 @@ func (s *Source) Subscribe(fn func(datasource.Event)) (cancel func()) {
 
 // Close stops watching; the rules in force stay in force, and the client
 // stays open (it is the caller's). It is idempotent, and returns once the
-// watcher goroutine has exited, except when called from that goroutine (a
-// subscriber or a property listener): then it returns at once. Close
+// watcher goroutine has exited, except when called while that goroutine
+// is loading rules or telling subscribers (the caller may be a subscriber
+// or a property listener on it): then it returns at once, and the
+// goroutine exits as soon as it is done. Close
 // always returns nil; the error is there for io.Closer.
 func (s *Source) Close() error {
 	s.closeOnce.Do(s.cancel)
