@@ -291,3 +291,26 @@ func TestEntryInContextEntersTheContextAndTheEntryInOneAllocation(t *testing.T) 
 	})
 	assert.EqualValues(t, 1, allocs)
 }
+
+// A call counted on the overflow origin node stays there until it exits,
+// even when a rule gives its origin a node of its own meanwhile: its
+// thread count neither leaks on one node nor goes negative on the other.
+func TestAnOriginReservedMidCallKeepsItsCountsWhereTheyBegan(t *testing.T) {
+	clocktest.Install(t)
+	name := fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())
+	res := runtime.Declare(runtime.ResourceSpec{Name: name})
+	for i := range runtime.MaxOriginsPerResource {
+		e, _ := res.Entry(runtime.EnterContext(context.Background(), "origins", fmt.Sprintf("o%d", i)))
+		e.Exit()
+	}
+	e, b := res.Entry(runtime.EnterContext(context.Background(), "origins", "appX"))
+	require.Nil(t, b)
+	cn := res.ClusterNode()
+	overflow := cn.OriginNode(runtime.OverflowOrigin)
+	require.NotNil(t, overflow)
+	assert.EqualValues(t, 1, overflow.Threads())
+	mine := cn.ReserveOrigin("appX") // a rule naming appX is bound by another call
+	e.Exit()
+	assert.EqualValues(t, 0, overflow.Threads())
+	assert.EqualValues(t, 0, mine.Threads())
+}

@@ -59,7 +59,8 @@
 // not fit is counted together, never waved through:
 //
 //   - resources: MaxResources created by calls, plus as many again that are
-//     declared (Declare) or named by a rule (ResourceNamer); calls to further
+//     declared (Declare) or named by a rule (ResourceNamer; names only a
+//     regex rule matches take half of that room at most); calls to further
 //     names count on OverflowResourceName, whose chain still applies the
 //     rules for every resource (system rules, default breakers);
 //   - contexts: MaxContexts names besides the default; calls in further

@@ -65,7 +65,15 @@ func (c *Call) OriginNode() *stat.Node {
 	if c.sc.origin == "" {
 		return nil
 	}
-	return c.res.cluster.originNode(c.sc.origin, false)
+	e := entryOf(c)
+	if e.originOverflow {
+		return c.res.cluster.overflow.Load()
+	}
+	n := c.res.cluster.originNode(c.sc.origin, false)
+	if c.res.cluster.IsOverflow(n) {
+		e.originOverflow = true
+	}
+	return n
 }
 
 // Args are the arguments passed with WithArgs.
@@ -162,6 +170,10 @@ type SentinelEntry struct {
 	// entry in its 128-byte size class; Call reaches them through entryOf.
 	prioritized bool                          // WithPrioritized
 	checked     uint8                         // after PassNow: how many checkers saw the call
+	// originOverflow: the call's origin was first counted on the overflow
+	// node, so it stays there until the call exits even if a rule gives
+	// the origin a node of its own meanwhile (counts must not move).
+	originOverflow bool
 	firstChild  atomic.Pointer[SentinelEntry] // written under the lock, read without
 	next        *SentinelEntry
 }

@@ -50,6 +50,8 @@ type Resource struct {
 	name     string
 	overflow bool // counts the calls to names past MaxResources
 
+	patternReserved atomic.Bool // counted in patternReserved
+
 	spec    atomic.Pointer[ResourceSpec]
 	cluster *ClusterNode
 
@@ -78,6 +80,9 @@ var (
 		Reserved: MaxResources,
 	}, func(name string) int { return len(name) })
 	resourceWarned atomic.Bool
+	// patternReserved counts the resources kept past MaxResources because
+	// only a regex rule matches their name.
+	patternReserved atomic.Int64
 
 	// overflowResource counts calls to names that do not fit.
 	overflowResource = func() *Resource {
@@ -138,9 +143,24 @@ func resourceNamed(name string, declared bool) *Resource {
 	if r, ok := resources.LoadOrCreate(name, declared, create); ok {
 		return r
 	}
-	if !declared && namedByRule(name) {
-		if r, ok := resources.LoadOrCreate(name, true, create); ok {
-			return r
+	if !declared && len(name) <= maxResourceNameBytes {
+		switch namedByRule(name) {
+		case NamedExactly:
+			if r, ok := resources.LoadOrCreate(name, true, create); ok {
+				return r
+			}
+		case NamedByPattern:
+			// Callers choose the names a pattern matches: they may take
+			// half the reserved room at most, so names rules spell out
+			// (and declarations) always find some.
+			if patternReserved.Load() < MaxResources/2 {
+				if r, ok := resources.LoadOrCreate(name, true, create); ok {
+					if r.patternReserved.CompareAndSwap(false, true) {
+						patternReserved.Add(1)
+					}
+					return r
+				}
+			}
 		}
 	}
 	if !resourceWarned.Load() { // the arguments allocate: only build them once

@@ -57,17 +57,31 @@ type Checker interface {
 // a resource of its own, so that a flood of other names cannot switch a
 // rule off.
 type ResourceNamer interface {
-	NamesResource(name string) bool
+	NamesResource(name string) Naming
 }
 
-// namedByRule reports whether the rules of some slot name resource name.
-func namedByRule(name string) bool {
+// Naming is how a slot's rules name a resource.
+type Naming uint8
+
+const (
+	NotNamed       Naming = iota
+	NamedByPattern        // a regex rule matches the name
+	NamedExactly          // a rule names it (its resource, or a Relate rule's refResource)
+)
+
+// namedByRule is how the rules of every slot name resource name: the
+// strongest naming any slot gives.
+func namedByRule(name string) Naming {
+	best := NotNamed
 	for _, rs := range *slots.Load() {
-		if n, ok := rs.slot.(ResourceNamer); ok && n.NamesResource(name) {
-			return true
+		if n, ok := rs.slot.(ResourceNamer); ok {
+			best = max(best, n.NamesResource(name))
+			if best == NamedExactly {
+				break
+			}
 		}
 	}
-	return false
+	return best
 }
 
 // An ExitsOnCurrentRules Checker is exited on the rules in force when the

@@ -76,20 +76,20 @@ func refuse(c *runtime.Call, r *compiled, origin string) *runtime.BlockError {
 
 func (*checker) Exit(*runtime.Call) {}
 
-// NamesResource reports whether an authority rule in force names resource,
-// exactly or by pattern (runtime.ResourceNamer).
-func (slot) NamesResource(name string) bool {
+// NamesResource reports how the authority rules in force name resource
+// (runtime.ResourceNamer).
+func (slot) NamesResource(name string) runtime.Naming {
 	s := current.Load()
 	if s == nil {
-		return false
+		return runtime.NotNamed
 	}
 	if s.exact[name] != nil {
-		return true
+		return runtime.NamedExactly
 	}
 	for _, c := range s.patterns {
 		if c.re.MatchString(name) {
-			return true
+			return runtime.NamedByPattern
 		}
 	}
-	return false
+	return runtime.NotNamed
 }

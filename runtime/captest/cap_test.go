@@ -62,6 +62,7 @@ func TestCaps(t *testing.T) {
 	require.NoError(t, flow.LoadRules([]flow.Rule{
 		{Resource: "GET:/api/closed", Grade: flow.GradeQPS, Count: 0},
 		{Resource: "^/regex/.*", Regex: true, Grade: flow.GradeQPS, Count: 0},
+		{Resource: "write", Grade: flow.GradeQPS, Count: 0.5, Strategy: flow.Relate, RefResource: "read"},
 	}))
 	defer func() { _ = flow.LoadRules(nil) }()
 	declared := runtime.Declare(runtime.ResourceSpec{Name: "declared-early"})
@@ -84,6 +85,38 @@ func TestCaps(t *testing.T) {
 	t.Run("a regex rule still applies past the cap", func(t *testing.T) {
 		_, b := runtime.Entry(context.Background(), "/regex/late")
 		require.NotNil(t, b)
+	})
+	t.Run("a Relate rule's refResource is kept past the cap", func(t *testing.T) {
+		for range 5 {
+			if e, b := runtime.Entry(context.Background(), "read"); b == nil {
+				e.Exit()
+			}
+		}
+		require.NotNil(t, runtime.LookupResource("read"), "the rule reads its statistics")
+		_, b := runtime.Entry(context.Background(), "write")
+		assert.NotNil(t, b, "reads above the count block writes")
+	})
+	t.Run("names a pattern matches take half the reserved room at most", func(t *testing.T) {
+		long := strings.Repeat("x", 5000)
+		e, b := runtime.Entry(context.Background(), "/regex/"+long)
+		require.Nil(t, b, "a name too long to keep is counted on the overflow resource, which regex rules do not check")
+		e.Exit()
+		assert.Nil(t, runtime.LookupResource("/regex/"+long), "and is not kept")
+		blocked := 0
+		for i := range runtime.MaxResources {
+			e, b := runtime.Entry(context.Background(), fmt.Sprintf("/regex/%d", i))
+			if b != nil {
+				blocked++
+			} else {
+				e.Exit()
+			}
+		}
+		assert.GreaterOrEqual(t, blocked, runtime.MaxResources/2-10, "the pattern's rule applies to the names it may keep")
+		assert.Less(t, blocked, runtime.MaxResources, "but not past its half of the reserved room")
+		late := runtime.Declare(runtime.ResourceSpec{Name: "declared-after-a-pattern-flood"})
+		assert.False(t, late.Overflow(), "declarations still find room")
+		_, b = runtime.Entry(context.Background(), "GET:/api/closed")
+		assert.NotNil(t, b)
 	})
 	t.Run("resources declared late are kept", func(t *testing.T) {
 		late := runtime.Declare(runtime.ResourceSpec{Name: "declared-late", Traffic: runtime.Inbound})

@@ -117,10 +117,17 @@ func (k *checker) Exit(c *runtime.Call) {
 	}
 }
 
-// NamesResource reports whether a degrade rule in force names resource,
-// exactly or by pattern (runtime.ResourceNamer); default rules ("*") name
-// none.
-func (degradeSlot) NamesResource(name string) bool {
+// NamesResource reports how the degrade rules in force name resource
+// (runtime.ResourceNamer); default rules ("*") name none.
+func (degradeSlot) NamesResource(name string) runtime.Naming {
 	s := current.Load()
-	return s != nil && s.hasOwn(name)
+	switch {
+	case s == nil:
+		return runtime.NotNamed
+	case len(s.exact[name]) > 0:
+		return runtime.NamedExactly
+	case s.hasOwn(name):
+		return runtime.NamedByPattern
+	}
+	return runtime.NotNamed
 }

@@ -31,6 +31,7 @@ type ruleSet struct {
 	rules []Rule                 // as in force, for Rules
 	exact map[string][]*compiled // by resource name, in load order
 	regex []*compiled
+	refs  map[string]bool // the refResources of Relate rules
 	byKey map[ruleKey]*compiled
 }
 
@@ -108,7 +109,7 @@ func LoadRules(rules []Rule) error {
 // loadMu is held.
 func install(rules []Rule, patterns *ruleutil.Regexes) {
 	old := current.Load()
-	next := &ruleSet{exact: make(map[string][]*compiled), byKey: make(map[ruleKey]*compiled)}
+	next := &ruleSet{exact: make(map[string][]*compiled), byKey: make(map[ruleKey]*compiled), refs: make(map[string]bool)}
 	for i := range rules {
 		r := rules[i].normalized()
 		k := keyOf(&r, coldFactor)
@@ -126,6 +127,9 @@ func install(rules []Rule, patterns *ruleutil.Regexes) {
 			next.regex = append(next.regex, cr)
 		} else {
 			next.exact[r.Resource] = append(next.exact[r.Resource], cr)
+		}
+		if r.Strategy == Relate && r.RefResource != "" {
+			next.refs[r.RefResource] = true
 		}
 		next.byKey[k] = cr
 		next.rules = append(next.rules, r)

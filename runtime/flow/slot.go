@@ -190,20 +190,21 @@ func (ck *checker) Exit(c *runtime.Call) {
 	}
 }
 
-// NamesResource reports whether a flow rule in force names resource, exactly
-// or by pattern (runtime.ResourceNamer).
-func (slot) NamesResource(name string) bool {
+// NamesResource reports how the flow rules in force name resource
+// (runtime.ResourceNamer): exactly, as a rule's resource or a Relate
+// rule's refResource (whose statistics the rule reads), or by pattern.
+func (slot) NamesResource(name string) runtime.Naming {
 	rs := current.Load()
 	if rs == nil {
-		return false
+		return runtime.NotNamed
 	}
-	if len(rs.exact[name]) > 0 {
-		return true
+	if len(rs.exact[name]) > 0 || rs.refs[name] {
+		return runtime.NamedExactly
 	}
 	for _, cr := range rs.regex {
 		if cr.re.MatchString(name) {
-			return true
+			return runtime.NamedByPattern
 		}
 	}
-	return false
+	return runtime.NotNamed
 }

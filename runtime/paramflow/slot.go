@@ -156,20 +156,20 @@ func (k *checker) release(c *runtime.Call, n int) {
 	}
 }
 
-// NamesResource reports whether a hot-parameter rule in force names
-// resource, exactly or by pattern (runtime.ResourceNamer).
-func (slot) NamesResource(name string) bool {
+// NamesResource reports how the hot-parameter rules in force name
+// resource (runtime.ResourceNamer).
+func (slot) NamesResource(name string) runtime.Naming {
 	s := inForce.Load()
 	if s == nil {
-		return false
+		return runtime.NotNamed
 	}
 	if len(s.byResource[name]) > 0 {
-		return true
+		return runtime.NamedExactly
 	}
 	for _, cr := range s.regex {
 		if cr.regex.MatchString(name) {
-			return true
+			return runtime.NamedByPattern
 		}
 	}
-	return false
+	return runtime.NotNamed
 }
