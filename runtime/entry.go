@@ -168,14 +168,14 @@ type SentinelEntry struct {
 	linked bool
 	// The call's flags live here, in what would be padding, to keep the
 	// entry in its 128-byte size class; Call reaches them through entryOf.
-	prioritized bool                          // WithPrioritized
-	checked     uint8                         // after PassNow: how many checkers saw the call
+	prioritized bool  // WithPrioritized
+	checked     uint8 // after PassNow: how many checkers saw the call
 	// originOverflow: the call's origin was first counted on the overflow
 	// node, so it stays there until the call exits even if a rule gives
 	// the origin a node of its own meanwhile (counts must not move).
 	originOverflow bool
-	firstChild  atomic.Pointer[SentinelEntry] // written under the lock, read without
-	next        *SentinelEntry
+	firstChild     atomic.Pointer[SentinelEntry] // written under the lock, read without
+	next           *SentinelEntry
 }
 
 // entryOf returns the entry that holds c: every Call is the first field of
