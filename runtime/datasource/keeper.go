@@ -1,6 +1,7 @@
 package datasource
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -36,6 +37,11 @@ type Keeper struct {
 	// Owned by the goroutine that calls Offer.
 	lastKey [32]byte
 	seen    bool
+	// loaded is the encoding of the rules in force right after the last
+	// version loaded (nil after a refusal): the same bytes offered again
+	// are loaded again when the rules in force changed since (set from a
+	// dashboard, say), as Java's property compares with the value in force.
+	loaded []byte
 }
 
 // KeeperConfig says what a Keeper keeps.
@@ -83,7 +89,8 @@ func NewKeeper(cfg KeeperConfig) *Keeper {
 // Offer takes one read of the source: the document, or why it could not
 // be read (then data is ignored). A version equal to the last one offered
 // (the same bytes, or the same read error) is counted as a read and
-// nothing more; a new one is loaded or refused, logged, recorded in
+// nothing more, unless the rules in force changed since it was loaded;
+// a new one is loaded or refused, logged, recorded in
 // Status, and told to subscribers (on the caller's goroutine). It reports
 // whether the version was new.
 func (k *Keeper) Offer(data []byte, readErr error) bool {
@@ -102,7 +109,7 @@ func (k *Keeper) Offer(data []byte, readErr error) bool {
 	} else {
 		key = sha256.Sum256(data)
 	}
-	if k.seen && key == k.lastKey {
+	if k.seen && key == k.lastKey && !k.changedInMemory() {
 		return false
 	}
 	k.seen, k.lastKey = true, key
@@ -111,13 +118,23 @@ func (k *Keeper) Offer(data []byte, readErr error) bool {
 	if err == nil {
 		rep, err = LoadReport(k.cfg.Name, data, k.cfg.Kind, k.cfg.Load...)
 	}
+	k.loaded = nil
+	if err == nil {
+		k.loaded, _ = k.cfg.Kind.Encode()
+	}
 	k.record(rep, err)
 	return true
 }
 
-// Forget makes the next Offer load even a version equal to the last one:
-// for a source that knows the rules in force changed behind its back.
-func (k *Keeper) Forget() { k.seen = false }
+// changedInMemory reports whether the rules in force differ from those the
+// last version loaded put in force.
+func (k *Keeper) changedInMemory() bool {
+	if k.loaded == nil {
+		return false
+	}
+	now, err := k.cfg.Kind.Encode()
+	return err == nil && !bytes.Equal(now, k.loaded)
+}
 
 // record keeps the outcome of a new version, logs it, and tells subscribers.
 func (k *Keeper) record(rep Report, err error) {
