@@ -189,6 +189,12 @@ type loadDriver struct {
 
 // every sends perSecond requests a second until ctx ends.
 func (l *loadDriver) every(ctx context.Context, wg *sync.WaitGroup, perSecond int, method, path, body string) {
+	every(ctx, wg, perSecond, func() { l.do(ctx, method, path, body) })
+}
+
+// every runs call perSecond times a second, each on its own goroutine,
+// until ctx ends; wg waits for the calls in flight too.
+func every(ctx context.Context, wg *sync.WaitGroup, perSecond int, call func()) {
 	wg.Go(func() {
 		t := time.NewTicker(time.Second / time.Duration(perSecond))
 		defer t.Stop()
@@ -199,7 +205,7 @@ func (l *loadDriver) every(ctx context.Context, wg *sync.WaitGroup, perSecond in
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				inflight.Go(func() { l.do(ctx, method, path, body) })
+				inflight.Go(call)
 			}
 		}
 	})

@@ -6,7 +6,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -41,22 +40,9 @@ func dialGRPCLoad(addr string) (*grpcLoad, error) {
 
 // every calls GetOrder perSecond times a second until ctx ends.
 func (g *grpcLoad) every(ctx context.Context, wg *sync.WaitGroup, perSecond int) {
-	wg.Go(func() {
-		t := time.NewTicker(time.Second / time.Duration(perSecond))
-		defer t.Stop()
-		var inflight sync.WaitGroup
-		defer inflight.Wait()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				inflight.Go(func() {
-					_, err := g.client.GetOrder(ctx, &orderspb.GetOrderRequest{Id: 1})
-					g.count(ctx, err)
-				})
-			}
-		}
+	every(ctx, wg, perSecond, func() {
+		_, err := g.client.GetOrder(ctx, &orderspb.GetOrderRequest{Id: 1})
+		g.count(ctx, err)
 	})
 }
 
