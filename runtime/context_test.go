@@ -314,3 +314,48 @@ func TestAnOriginReservedMidCallKeepsItsCountsWhereTheyBegan(t *testing.T) {
 	assert.EqualValues(t, 0, overflow.Threads())
 	assert.EqualValues(t, 0, mine.Threads())
 }
+
+// A resource called in one context counts its node there in its
+// ClusterNode's window; when a second context calls it, the first node
+// keeps what it counted and from then on each node counts its own calls.
+func TestASecondContextSplitsTheFirstContextsNode(t *testing.T) {
+	c := clocktest.Install(t)
+	ctxA := runtime.EnterContext(context.Background(), t.Name()+"-A", "")
+	ctxB := runtime.EnterContext(context.Background(), t.Name()+"-B", "")
+	enter := func(ctx context.Context) *runtime.SentinelEntry {
+		e, b := runtime.Entry(ctx, t.Name())
+		require.Nil(t, b)
+		return e
+	}
+	for range 3 {
+		enter(ctxA).Exit()
+	}
+	open := enter(ctxA) // in flight across the split
+	r := runtime.LookupResource(t.Name())
+	a := r.Node(t.Name() + "-A")
+	now := c.Millis()
+	assert.EqualValues(t, 4, a.PassQPS(now))
+	assert.EqualValues(t, 4, r.ClusterNode().PassQPS(now))
+
+	for range 2 {
+		enter(ctxB).Exit()
+	}
+	b := r.Node(t.Name() + "-B")
+	assert.EqualValues(t, 4, a.PassQPS(now), "the first context's node keeps its count")
+	assert.EqualValues(t, 2, b.PassQPS(now), "the second counts only its own calls")
+	assert.EqualValues(t, 6, r.ClusterNode().PassQPS(now))
+	assert.EqualValues(t, 1, a.Threads())
+
+	open.Exit()
+	enter(ctxA).Exit()
+	assert.EqualValues(t, 5, a.PassQPS(now))
+	assert.EqualValues(t, 5, a.SuccessQPS(now))
+	assert.EqualValues(t, 2, b.SuccessQPS(now))
+	assert.EqualValues(t, 7, r.ClusterNode().SuccessQPS(now))
+	assert.EqualValues(t, 0, a.Threads(), "a call in flight across the split exits exactly")
+	assert.EqualValues(t, 0, r.ClusterNode().Threads())
+
+	c.Advance(1000 * time.Millisecond)
+	assert.EqualValues(t, 5, a.PreviousPassQPS(c.Millis()))
+	assert.EqualValues(t, 2, b.PreviousPassQPS(c.Millis()))
+}

@@ -66,15 +66,20 @@ func (c *Call) OriginNode() *stat.Node {
 		return nil
 	}
 	e := entryOf(c)
-	if e.originOverflow {
+	if e.flags&originOverflow != 0 {
 		return c.res.cluster.overflow.Load()
 	}
 	n := c.res.cluster.originNode(c.sc.origin, false)
 	if c.res.cluster.IsOverflow(n) {
-		e.originOverflow = true
+		e.flags |= originOverflow
 	}
 	return n
 }
+
+// Stripe is the stat stripe the call counts on (stat.Stripe when its pass
+// was counted), for Checkers that stripe their counters by processor as
+// package stat does: it spares them a processor lookup of their own.
+func (c *Call) Stripe() int { return int(entryOf(c).stripe) }
 
 // Args are the arguments passed with WithArgs.
 func (c *Call) Args() []any {
@@ -168,15 +173,26 @@ type SentinelEntry struct {
 	linked bool
 	// The call's flags live here, in what would be padding, to keep the
 	// entry in its 128-byte size class; Call reaches them through entryOf.
-	prioritized bool  // WithPrioritized
-	checked     uint8 // after PassNow: how many checkers saw the call
+	checked uint8 // after PassNow: how many checkers saw the call
+	flags   entryFlags
+	// stripe is the processor stripe the call counted its pass on; its
+	// exit counts on it too, sparing a second processor lookup.
+	stripe     uint8
+	firstChild atomic.Pointer[SentinelEntry] // written under the lock, read without
+	next       *SentinelEntry
+}
+
+// entryFlags are an entry's flags that only the call's own goroutine
+// writes, so they share a byte.
+type entryFlags uint8
+
+const (
+	prioritized entryFlags = 1 << iota // WithPrioritized
 	// originOverflow: the call's origin was first counted on the overflow
 	// node, so it stays there until the call exits even if a rule gives
 	// the origin a node of its own meanwhile (counts must not move).
-	originOverflow bool
-	firstChild     atomic.Pointer[SentinelEntry] // written under the lock, read without
-	next           *SentinelEntry
-}
+	originOverflow
+)
 
 // entryOf returns the entry that holds c: every Call is the first field of
 // a SentinelEntry.
@@ -185,7 +201,7 @@ func entryOf(c *Call) *SentinelEntry { return (*SentinelEntry)(unsafe.Pointer(c)
 // Prioritized reports whether the call was entered WithPrioritized (Java's
 // SphU.entryWithPriority): a flow rule may let it borrow from a window to
 // come and wait for it.
-func (c *Call) Prioritized() bool { return entryOf(c).prioritized }
+func (c *Call) Prioritized() bool { return entryOf(c).flags&prioritized != 0 }
 
 // PassNow is what Check returns to admit the call without asking the
 // slots after this one: Java's PriorityWaitException, which a prioritized
@@ -259,8 +275,8 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 	c.ctx = ctx
 	c.res = r
 	c.batch = 1
-	spec := r.spec.Load()
-	c.traffic, c.rtype = spec.Traffic, spec.Type
+	kinds := r.kinds.Load()
+	c.traffic, c.rtype = TrafficType(kinds), ResourceType(kinds>>8)
 	for i := range opts {
 		switch o := &opts[i]; o.kind {
 		case optArgs:
@@ -274,7 +290,7 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 		case optBatch:
 			c.batch = int32(min(max(o.n, 1), 1<<30))
 		case optPrioritized:
-			e.prioritized = true
+			e.flags |= prioritized
 		}
 	}
 	c.sc, c.parent = contextOf(ctx)

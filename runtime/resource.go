@@ -52,7 +52,10 @@ type Resource struct {
 
 	patternReserved atomic.Bool // counted in patternReserved
 
-	spec    atomic.Pointer[ResourceSpec]
+	spec atomic.Pointer[ResourceSpec]
+	// kinds is spec's Traffic and Type, packed (setSpec), which every call
+	// reads: one word here spares a load from another line.
+	kinds   atomic.Uint32
 	cluster *ClusterNode
 
 	mu    sync.Mutex // serialises chain binding and node creation
@@ -61,6 +64,10 @@ type Resource struct {
 	// kept apart from nodes so that finding it is one load.
 	defaultNode atomic.Pointer[DefaultNode]
 	nodes       *capmap.Map[*EntranceNode, *DefaultNode]
+	// sharing is the resource's first DefaultNode while it is its only
+	// one: it counts in the ClusterNode's window until a second context
+	// calls the resource (guarded by mu).
+	sharing *DefaultNode
 
 	blockHint blocklog.Hint // the block log's fast path for this resource
 	// blocks counts blocked calls by BlockType, for metrics: monotonic,
@@ -102,7 +109,9 @@ func Declare(spec ResourceSpec) *Resource {
 	if !r.overflow {
 		s := spec
 		s.Params = append([]string(nil), spec.Params...)
-		r.spec.Store(&s)
+		r.mu.Lock() // spec and kinds change together
+		r.setSpec(&s)
+		r.mu.Unlock()
 	}
 	return r
 }
@@ -172,12 +181,17 @@ func resourceNamed(name string, declared bool) *Resource {
 
 func newResource(name string) *Resource {
 	r := &Resource{name: name, cluster: newClusterNode(name)}
-	r.spec.Store(&ResourceSpec{Name: name})
+	r.setSpec(&ResourceSpec{Name: name})
 	r.nodes = capmap.New[*EntranceNode, *DefaultNode](capmap.Limits{
 		Entries: MaxContexts + 2, // every context, the default and the overflow included
 		Bytes:   (MaxContexts + 2) * capmap.EntryOverhead,
 	}, nil)
 	return r
+}
+
+func (r *Resource) setSpec(s *ResourceSpec) {
+	r.spec.Store(s)
+	r.kinds.Store(uint32(s.Traffic) | uint32(s.Type)<<8)
 }
 
 // Name is the resource's name.
@@ -246,25 +260,38 @@ func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode
 		if n = r.defaultNode.Load(); n != nil {
 			return n
 		}
-		n = &DefaultNode{Node: stat.NewNode(false), resource: r}
+		n = r.newDefaultNode()
 		r.defaultNode.Store(n)
 	} else {
-		created := false
-		// The table holds a node per entrance, and entrances are bounded:
-		// it never refuses.
-		n, _ = r.nodes.LoadOrCreate(sc.entrance, true, func() *DefaultNode {
-			created = true
-			return &DefaultNode{Node: stat.NewNode(false), resource: r}
-		})
-		if !created {
+		if n, ok := r.nodes.Load(sc.entrance); ok {
 			return n
 		}
+		// The table holds a node per entrance, and entrances are bounded:
+		// it never refuses.
+		n, _ = r.nodes.LoadOrCreate(sc.entrance, true, r.newDefaultNode)
 	}
 	if parent != nil && parent.call.node != nil {
 		parent.call.node.children.add(n)
 	} else {
 		sc.entrance.children.add(n)
 	}
+	return n
+}
+
+// newDefaultNode returns a node for a context new to the resource; r.mu is
+// held. The first shares the ClusterNode's window, which counts the same
+// calls; a second splits it off before it can count any call of its own.
+func (r *Resource) newDefaultNode() *DefaultNode {
+	if r.sharing != nil {
+		r.sharing.Split()
+		r.sharing = nil
+		return &DefaultNode{Node: stat.NewNode(false), resource: r}
+	}
+	if r.defaultNode.Load() != nil || r.nodes.Len() > 0 {
+		return &DefaultNode{Node: stat.NewNode(false), resource: r}
+	}
+	n := &DefaultNode{Node: stat.NewSharingNode(r.cluster.Node), resource: r}
+	r.sharing = n
 	return n
 }
 

@@ -217,6 +217,9 @@ type boundChain struct {
 	gen       uint64
 	checkers  []Checker
 	needsArgs bool
+	// inline holds the checkers of a short chain, next to gen, so that a
+	// call reads its chain from one place.
+	inline [4]Checker
 }
 
 // chain returns the resource's bound chain, binding it again if slots or
@@ -238,6 +241,7 @@ func (r *Resource) rebind() *boundChain {
 		return c
 	}
 	c := &boundChain{gen: gen}
+	c.checkers = c.inline[:0]
 	for _, rs := range *slots.Load() {
 		if rs.slot == nil {
 			continue

@@ -5,13 +5,15 @@ import "github.com/sentinelgen/sentinelgen/runtime/stat"
 // The Statistic slot: what every admitted, blocked and completed call adds
 // to its nodes. As in Java, a call counts on its DefaultNode, the resource's
 // ClusterNode, its origin's node, and, when inbound, the global inbound node
-// that system rules read.
+// that system rules read. While a resource is called in one context only,
+// its DefaultNode counts in the ClusterNode's window (stat.NewSharingNode),
+// so a call writes one window for the two.
 
 func recordPass(c *Call, now int64) {
 	t := stat.TickAt(now)
+	entryOf(c).stripe = uint8(t.Stripe())
 	n := int64(c.batch)
-	t.Pass(c.node.Node, n)
-	t.Pass(c.res.cluster.Node, n)
+	t.PassPair(c.node.Node, c.res.cluster.Node, n)
 	if o := c.OriginNode(); o != nil {
 		t.Pass(o, n)
 	}
@@ -24,8 +26,7 @@ func recordBlock(c *Call, now int64) {
 	t := stat.TickAt(now)
 	n := int64(c.batch)
 	c.res.countBlock(c.BlockError().blockType, n)
-	t.Block(c.node.Node, n)
-	t.Block(c.res.cluster.Node, n)
+	t.BlockPair(c.node.Node, c.res.cluster.Node, n)
 	if o := c.OriginNode(); o != nil {
 		t.Block(o, n)
 	}
@@ -35,12 +36,11 @@ func recordBlock(c *Call, now int64) {
 }
 
 func recordCompletion(c *Call, now int64) {
-	t := stat.TickAt(now)
+	t := stat.TickAtStripe(now, c.Stripe())
 	n := int64(c.batch)
 	rt := max(now-c.start, 0)
 	failed := c.Err() != nil
-	t.Complete(c.node.Node, rt, n, failed)
-	t.Complete(c.res.cluster.Node, rt, n, failed)
+	t.CompletePair(c.node.Node, c.res.cluster.Node, rt, n, failed)
 	if o := c.OriginNode(); o != nil {
 		t.Complete(o, rt, n, failed)
 	}

@@ -116,7 +116,7 @@ func (b *breaker) complete(c *runtime.Call, now int64) {
 	} else {
 		bad = c.Err() != nil
 	}
-	check, total, badCount := b.stat.add(now, bad)
+	check, total, badCount := b.stat.add(now, c.Stripe(), bad)
 
 	switch State(b.state.Load()) {
 	case Open:

@@ -2,6 +2,7 @@ package degrade
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
@@ -48,8 +49,38 @@ func (w *window) start(now int64) int64 {
 	return s
 }
 
+// newBucket allocates a bucket and its cells together, the header padded
+// to a cache line: objects of these sizes start at multiples of their
+// size, so each cell keeps a line of its own.
 func newBucket(start int64) *bucket {
-	return &bucket{start: start, cells: make([]cell, stripes)}
+	var b *bucket
+	switch stripes {
+	case 1:
+		a := &struct {
+			b bucket
+			_ [64 - unsafe.Sizeof(bucket{})]byte
+			c [1]cell
+		}{}
+		a.b.cells, b = a.c[:], &a.b
+	case 2:
+		a := &struct {
+			b bucket
+			_ [64 - unsafe.Sizeof(bucket{})]byte
+			c [2]cell
+		}{}
+		a.b.cells, b = a.c[:], &a.b
+	case 4:
+		a := &struct {
+			b bucket
+			_ [64 - unsafe.Sizeof(bucket{})]byte
+			c [4]cell
+		}{}
+		a.b.cells, b = a.c[:], &a.b
+	default:
+		b = &bucket{cells: make([]cell, stripes)}
+	}
+	b.start = start
+	return b
 }
 
 // at returns the bucket for time now, replacing a bucket of an earlier
@@ -78,7 +109,7 @@ func (w *window) at(now int64) *bucket {
 // breaker (Java), and past it only a bad call can raise the measure (a good
 // one lowers a ratio and leaves a count), so only the completion that
 // brings the bucket to minRequests and bad completions after it check.
-func (w *window) add(now int64, bad bool) (check bool, total, badCount int64) {
+func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCount int64) {
 	b := w.at(now)
 	if bad {
 		b.bad.Add(1)
@@ -90,7 +121,7 @@ func (w *window) add(now int64, bad bool) (check bool, total, badCount int64) {
 		}
 		check = n == w.minRequests || bad
 	} else {
-		b.cells[stripe()].n.Add(1)
+		b.cells[stripe&(stripes-1)].n.Add(1)
 		check = bad
 	}
 	if !check {
@@ -106,7 +137,6 @@ func (w *window) add(now int64, bad bool) (check bool, total, badCount int64) {
 // reset empties the current interval.
 func (w *window) reset(now int64) { w.cur.Store(newBucket(w.start(now))) }
 
-// Striping by processor, as package runtime/stat does.
+// Striping by processor, as package runtime/stat does; a call brings its
+// stripe (runtime.Call.Stripe).
 var stripes = stat.Stripes()
-
-func stripe() int { return stat.Stripe() }

@@ -29,9 +29,12 @@ const secondSlots = 4
 // and a bucket whose slot is reused (two seconds on) is moved into the
 // minute window, so history costs a call nothing; History merges the two.
 type Node struct {
-	second  *Window
+	// second is the window rule checks read: the node's own, or, for a
+	// node made with NewSharingNode, its base's until Split (share.go).
+	second  atomic.Pointer[Window]
 	minute  *Window // nil without history
 	threads []paddedInt
+	base    *Node // NewSharingNode's base, nil otherwise
 }
 
 type paddedInt struct {
@@ -44,19 +47,26 @@ type paddedInt struct {
 // runtime keeps history on each resource's ClusterNode and the inbound
 // node, which is what metrics and the dashboard read.
 func NewNode(history bool) *Node {
-	n := &Node{
-		second:  newWindow(SecondSampleCount, SecondIntervalMs, secondSlots, stripeCount),
-		threads: make([]paddedInt, stripeCount),
-	}
+	// The node, its window and its ring in one allocation: a call
+	// touches adjacent lines.
+	a := &struct {
+		n     Node
+		w     Window
+		slots [secondSlots]atomic.Pointer[bucket]
+	}{}
+	n, w := &a.n, &a.w
+	w.initSecond(a.slots[:])
+	n.threads = make([]paddedInt, stripeCount)
 	if history {
 		n.minute = newWindow(MinuteSampleCount, MinuteIntervalMs, MinuteSampleCount, 1)
-		n.second.history = n.minute
+		w.history = n.minute
 	}
+	n.second.Store(w)
 	return n
 }
 
 // SecondWindow is the window rule checks read.
-func (n *Node) SecondWindow() *Window { return n.second }
+func (n *Node) SecondWindow() *Window { return n.second.Load() }
 
 // History returns the node's counts per second over the last minute, the
 // current second included, oldest first; seconds without a bucket are left
@@ -112,8 +122,9 @@ func (n *Node) seconds(from, cur int64) []Counts {
 	}
 	// Buckets still in the ring have not been moved to the minute: a
 	// bucket is in one or the other, never both.
-	for i := range n.second.buckets {
-		if b := n.second.buckets[i].Load(); b != nil {
+	second := n.second.Load()
+	for i := range second.buckets {
+		if b := second.buckets[i].Load(); b != nil {
 			merge(b.start, b)
 		}
 	}
@@ -144,34 +155,53 @@ type Tick struct {
 // TickAt locates now. Node windows have fixed shapes, so the division here
 // is by a constant.
 func TickAt(now int64) Tick {
+	return TickAtStripe(now, stripe(stripeCount))
+}
+
+// TickAtStripe locates now for a caller that knows its stripe (Stripe, or
+// Tick.Stripe of an earlier tick of the same call): a call that moved to
+// another processor meanwhile still counts right, since readers sum every
+// stripe, and it spares the processor lookup.
+func TickAtStripe(now int64, stripe int) Tick {
 	const secLen = SecondIntervalMs / SecondSampleCount
 	s := now / secLen
 	return Tick{
 		Now:    now,
 		second: position{int(s % secondSlots), s * secLen},
-		stripe: stripe(stripeCount),
+		stripe: stripe & (stripeCount - 1),
 	}
 }
+
+// Stripe is the tick's stripe.
+func (t *Tick) Stripe() int { return t.stripe }
 
 // Pass counts count admitted calls on n, and one more call in flight.
 // Tick's three methods are the one way to write to a node; the runtime's
 // Statistic slot is their caller.
 func (t *Tick) Pass(n *Node, count int64) {
 	n.threads[t.stripe].v.Add(1)
-	n.second.add(&n.second.buckets[t.second.idx], t.second.start, t.stripe, Pass, count)
+	t.add(n.second.Load(), Pass, count)
 }
 
 // Block counts count blocked calls on n.
 func (t *Tick) Block(n *Node, count int64) {
-	n.second.add(&n.second.buckets[t.second.idx], t.second.start, t.stripe, Block, count)
+	t.add(n.second.Load(), Block, count)
 }
 
 // Complete counts on n count completed calls that took rt milliseconds
 // (failed ones also as exceptions: Java's addRtAndSuccess plus
 // increaseExceptionQps), and one call fewer in flight.
 func (t *Tick) Complete(n *Node, rt, count int64, failed bool) {
-	n.second.addCompletion(&n.second.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
+	t.complete(n.second.Load(), rt, count, failed)
 	n.threads[t.stripe].v.Add(-1)
+}
+
+func (t *Tick) add(w *Window, ev Event, count int64) {
+	w.add(&w.buckets[t.second.idx], t.second.start, t.stripe, ev, count)
+}
+
+func (t *Tick) complete(w *Window, rt, count int64, failed bool) {
+	w.addCompletion(&w.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
 }
 
 // Threads is the number of calls in flight (Java's curThreadNum).
@@ -184,7 +214,7 @@ func (n *Node) Threads() int64 {
 }
 
 func (n *Node) perSecond(now int64, ev Event) float64 {
-	return float64(n.second.Sum(now, ev)) * 1000 / SecondIntervalMs
+	return float64(n.second.Load().Sum(now, ev)) * 1000 / SecondIntervalMs
 }
 
 // PassQPS is the admitted calls in the last second.
@@ -205,28 +235,28 @@ func (n *Node) TotalQPS(now int64) float64 { return n.PassQPS(now) + n.BlockQPS(
 // AvgRT is the mean response time in milliseconds of the calls completed in
 // the last second, 0 when none completed.
 func (n *Node) AvgRT(now int64) float64 {
-	succ := n.second.Sum(now, Success)
+	succ := n.second.Load().Sum(now, Success)
 	if succ == 0 {
 		return 0
 	}
-	return float64(n.second.Sum(now, RT)) / float64(succ)
+	return float64(n.second.Load().Sum(now, RT)) / float64(succ)
 }
 
 // MinRT is the smallest response time of the last second (Java's minRt).
-func (n *Node) MinRT(now int64) float64 { return float64(n.second.MinRT(now)) }
+func (n *Node) MinRT(now int64) float64 { return float64(n.second.Load().MinRT(now)) }
 
 // MaxSuccessQPS is the best per-bucket success count of the last second
 // scaled to a second (Java's maxSuccessQps, read by the system rules' BBR
 // check).
 func (n *Node) MaxSuccessQPS(now int64) float64 {
-	return float64(n.second.Max(now, Success)) * SecondSampleCount * 1000 / SecondIntervalMs
+	return float64(n.second.Load().Max(now, Success)) * SecondSampleCount * 1000 / SecondIntervalMs
 }
 
 // previousSecond sums ev over the whole second before now's (Java reads it
 // from the minute window's previous bucket).
 func (n *Node) previousSecond(now int64, ev Event) float64 {
 	sec := now - now%1000
-	return float64(n.second.SumRange(sec-1000, sec, ev))
+	return float64(n.second.Load().SumRange(sec-1000, sec, ev))
 }
 
 // PreviousPassQPS is the admitted calls of the previous whole second (Java's

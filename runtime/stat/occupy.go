@@ -1,5 +1,7 @@
 package stat
 
+import "sync/atomic"
+
 // Occupiable windows: Java's OccupiableBucketLeapArray, whose
 // FutureBucketLeapArray holds the passes that prioritized calls borrowed
 // from windows still to come (StatisticNode.addWaitingRequest). Here the
@@ -11,6 +13,16 @@ package stat
 // also keeps room for sampleCount future buckets, so that Reserve can count
 // passes in the windows to come.
 func NewOccupiableWindow(sampleCount int, intervalMs int64) *Window {
+	if sampleCount == SecondSampleCount {
+		// A flow rule's gate, on every call: the ring in the same
+		// allocation as the window.
+		a := &struct {
+			w     Window
+			slots [2 * SecondSampleCount]atomic.Pointer[bucket]
+		}{}
+		a.w.init(sampleCount, intervalMs, a.slots[:], 1)
+		return &a.w
+	}
 	return newWindow(sampleCount, intervalMs, 2*sampleCount, 1)
 }
 

@@ -2,6 +2,7 @@ package stat
 
 import (
 	"sync/atomic"
+	"unsafe"
 )
 
 // Event is one kind of count a bucket keeps.
@@ -38,11 +39,46 @@ type bucket struct {
 }
 
 func newBucket(start int64, stripes int) *bucket {
-	b := &bucket{start: start, cells: make([]cell, stripes)}
+	b := allocBucket(stripes)
+	b.start = start
 	for i := range b.cells {
 		b.cells[i].minRT.Store(DefaultMaxRT)
 	}
 	return b
+}
+
+// allocBucket allocates a bucket and its cells together, so that a call's
+// counts sit next to the bucket's start it compares. The header is padded
+// to a cache line: objects of these sizes start at multiples of their
+// size, so each cell keeps a line of its own.
+func allocBucket(stripes int) *bucket {
+	switch stripes {
+	case 1:
+		a := &struct {
+			b bucket
+			_ [64 - unsafe.Sizeof(bucket{})]byte
+			c [1]cell
+		}{}
+		a.b.cells = a.c[:]
+		return &a.b
+	case 2:
+		a := &struct {
+			b bucket
+			_ [64 - unsafe.Sizeof(bucket{})]byte
+			c [2]cell
+		}{}
+		a.b.cells = a.c[:]
+		return &a.b
+	case 4:
+		a := &struct {
+			b bucket
+			_ [64 - unsafe.Sizeof(bucket{})]byte
+			c [4]cell
+		}{}
+		a.b.cells = a.c[:]
+		return &a.b
+	}
+	return &bucket{cells: make([]cell, stripes)}
 }
 
 func (b *bucket) sum(ev Event) int64 {
@@ -98,16 +134,37 @@ func NewWindow(sampleCount int, intervalMs int64) *Window {
 }
 
 func newWindow(sampleCount int, intervalMs int64, slots, stripes int) *Window {
+	w := &Window{}
+	w.init(sampleCount, intervalMs, make([]atomic.Pointer[bucket], max(slots, sampleCount)), stripes)
+	return w
+}
+
+// init shapes w as sampleCount buckets over intervalMs, on the ring slots.
+func (w *Window) init(sampleCount int, intervalMs int64, slots []atomic.Pointer[bucket], stripes int) {
 	if sampleCount <= 0 || intervalMs <= 0 || intervalMs%int64(sampleCount) != 0 {
 		panic("stat: window interval must be a positive multiple of its sample count")
 	}
-	return &Window{
-		lenMs:       intervalMs / int64(sampleCount),
-		intervalMs:  intervalMs,
-		sampleCount: sampleCount,
-		stripes:     stripes,
-		buckets:     make([]atomic.Pointer[bucket], max(slots, sampleCount)),
-	}
+	w.lenMs = intervalMs / int64(sampleCount)
+	w.intervalMs = intervalMs
+	w.sampleCount = sampleCount
+	w.stripes = stripes
+	w.buckets = slots
+}
+
+// newSecondWindow returns a node's second window, striped, with its ring
+// in the same allocation.
+func newSecondWindow() *Window {
+	a := &struct {
+		w     Window
+		slots [secondSlots]atomic.Pointer[bucket]
+	}{}
+	a.w.initSecond(a.slots[:])
+	return &a.w
+}
+
+// initSecond makes w a node's second window on the ring slots.
+func (w *Window) initSecond(slots []atomic.Pointer[bucket]) {
+	w.init(SecondSampleCount, SecondIntervalMs, slots, stripeCount)
 }
 
 // SampleCount is the number of buckets the window sums.
@@ -454,4 +511,49 @@ func (w *Window) Buckets(now int64) []Counts {
 		}
 	}
 	return out
+}
+
+// seed adds what each bucket of from holds to w's bucket of the same
+// start, unless a newer bucket holds that slot in w. Both windows have the
+// same shape.
+func (w *Window) seed(from *Window) {
+	for i := range from.buckets {
+		b := from.buckets[i].Load()
+		if b == nil {
+			continue
+		}
+		slot := &w.buckets[i]
+		var dst *bucket
+		for {
+			cur := slot.Load()
+			if cur != nil && cur.start >= b.start {
+				if cur.start == b.start {
+					dst = cur
+				}
+				break
+			}
+			nb := newBucket(b.start, w.stripes)
+			if slot.CompareAndSwap(cur, nb) {
+				dst = nb
+				break
+			}
+		}
+		if dst == nil {
+			continue // w moved past that slice already
+		}
+		c := &dst.cells[0]
+		for ev := range numEvents {
+			if v := b.sum(ev); v != 0 {
+				c.counts[ev].Add(v)
+			}
+		}
+		if m := b.minRT(); m < DefaultMaxRT {
+			for {
+				cur := c.minRT.Load()
+				if m >= cur || c.minRT.CompareAndSwap(cur, m) {
+					break
+				}
+			}
+		}
+	}
 }
