@@ -100,26 +100,37 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		n = 3
 	}
 	var e *runtime.SentinelEntry
+	var sw *statusWriter
 	var b *runtime.BlockError
-	if res != nil {
+	switch {
+	case res == nil:
+		e, b = runtime.Entry(runtime.EnterContext(r.Context(), ctxName, origin), name, opts[:n]...)
+		if b == nil && m.errorStatus != nil {
+			sw = &statusWriter{}
+		}
+	case m.errorStatus != nil:
+		// The Sentinel context, the entry and the status writer in one
+		// allocation. The writer is the request's own, never pooled: a
+		// handler that keeps it past returning cannot reach another
+		// request's response through it.
+		e, sw, b = runtime.EntryInContextWith[statusWriter](res, r.Context(), ctxName, origin, opts[:n]...)
+	default:
 		// The Sentinel context and the entry in one allocation.
 		e, b = res.EntryInContext(r.Context(), ctxName, origin, opts[:n]...)
-	} else {
-		e, b = runtime.Entry(runtime.EnterContext(r.Context(), ctxName, origin), name, opts[:n]...)
 	}
 	if b != nil {
 		m.block(w, r, b)
 		return
 	}
-	m.serve(w, r, e)
+	m.serve(w, r, e, sw)
 }
 
 // serve runs the handler for an admitted request and exits its entry,
-// recording a panic or an error status on it.
-func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.SentinelEntry) {
-	var sw *statusWriter
-	if m.errorStatus != nil {
-		sw = &statusWriter{ResponseWriter: w}
+// recording a panic or an error status on it. sw, when not nil, is the
+// request's fresh status writer, which serve wraps around w.
+func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.SentinelEntry, sw *statusWriter) {
+	if sw != nil {
+		sw.ResponseWriter = w
 		w = sw
 	}
 	done := false

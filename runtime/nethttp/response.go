@@ -17,19 +17,26 @@ import (
 // io.ReaderFrom. Where the wrapped writer lacks one, Hijack and Push return
 // http.ErrNotSupported and Flush does nothing, as http.ResponseController
 // does.
+//
+// It lives in the allocation of the request's entry, so it is kept to 24
+// bytes: a hijack is recorded as the code hijackedCode rather than in a
+// field of its own.
 type statusWriter struct {
 	http.ResponseWriter
-	code     int
-	hijacked bool
+	code int // 0 until the status is known; hijackedCode after a hijack
 }
+
+// hijackedCode is statusWriter's code once the connection is hijacked: no
+// status code is below 100, and no later write replaces it.
+const hijackedCode = -1
 
 // status is the response's status: 200 when the handler wrote nothing
 // (net/http sends 200 then), 0 after a hijack.
 func (w *statusWriter) status() int {
-	switch {
-	case w.hijacked:
+	switch w.code {
+	case hijackedCode:
 		return 0
-	case w.code == 0:
+	case 0:
 		return http.StatusOK
 	}
 	return w.code
@@ -67,7 +74,7 @@ func (w *statusWriter) FlushError() error {
 func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, rw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err == nil {
-		w.hijacked = true
+		w.code = hijackedCode
 	}
 	return conn, rw, err
 }

@@ -1,8 +1,10 @@
 package nethttp_test
 
 import (
+	"bufio"
 	"io"
 	"log"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -174,4 +176,40 @@ func TestOptionalInterfacesFailCleanlyWhereTheServerLacksThem(t *testing.T) {
 	w := &minimalWriter{header: http.Header{}}
 	nethttp.Middleware()(mux).ServeHTTP(w, httptest.NewRequest("GET", "/srv/minimal", nil))
 	assert.Zero(t, cluster(t, "/srv/minimal").Threads())
+}
+
+// hijackWriter is a ResponseWriter whose connection can be hijacked.
+type hijackWriter struct{ minimalWriter }
+
+func (*hijackWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) { return nil, nil, nil }
+
+// A hijacked connection's answer is the handler's own business: whatever
+// status was written before or after the hijack, it is not an error.
+func TestAHijackedResponseIsNotCountedByItsStatus(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+	}{
+		{"503 after the hijack", func(w http.ResponseWriter, _ *http.Request) {
+			_, _, _ = w.(http.Hijacker).Hijack()
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}},
+		{"503 before the hijack", func(w http.ResponseWriter, _ *http.Request) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _, _ = w.(http.Hijacker).Hijack()
+			_, _ = w.Write([]byte("x"))
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := record(t)
+			name := "/srv/hijacked/" + string(rune('a'+i))
+			mux := http.NewServeMux()
+			mux.Handle(name, tt.handler)
+			w := &hijackWriter{minimalWriter{header: http.Header{}}}
+			nethttp.Middleware()(mux).ServeHTTP(w, httptest.NewRequest("GET", name, nil))
+			assert.Equal(t, name, rec.lastExit().Name)
+			assert.NoError(t, rec.lastExit().Err)
+		})
+	}
 }

@@ -2,6 +2,7 @@ package sentinelgrpc_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 
@@ -67,23 +68,82 @@ func BenchmarkUnaryLoopback(b *testing.B) {
 }
 
 // BenchmarkUnaryServerInterceptor is the server interceptor alone around a
-// handler that does nothing: what it adds to every admitted call.
+// handler that does nothing: what it adds to every admitted call, without
+// and with an origin.
 func BenchmarkUnaryServerInterceptor(b *testing.B) {
-	if err := flow.LoadRules([]flow.Rule{{Resource: "/bench.Service/Call", Grade: flow.GradeQPS, Count: 1e12}}); err != nil {
+	for _, bc := range []struct {
+		name string
+		opts []sentinelgrpc.ServerOption
+	}{
+		{"no-origin", nil},
+		{"origin", []sentinelgrpc.ServerOption{sentinelgrpc.WithOriginParser(benchOrigin)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			method := "/bench.Service/Call-" + bc.name
+			benchRule(b, method)
+			intercept := sentinelgrpc.UnaryServerInterceptor(bc.opts...)
+			info := &grpc.UnaryServerInfo{FullMethod: method}
+			handler := func(ctx context.Context, req any) (any, error) { return req, nil }
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := intercept(ctx, nil, info, handler); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkStreamServerInterceptor is the stream server interceptor alone
+// around a handler that reads its stream's context: what it adds to every
+// admitted stream, without and with an origin.
+func BenchmarkStreamServerInterceptor(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts []sentinelgrpc.ServerOption
+	}{
+		{"no-origin", nil},
+		{"origin", []sentinelgrpc.ServerOption{sentinelgrpc.WithOriginParser(benchOrigin)}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			method := "/bench.Service/Stream-" + bc.name
+			benchRule(b, method)
+			intercept := sentinelgrpc.StreamServerInterceptor(bc.opts...)
+			info := &grpc.StreamServerInfo{FullMethod: method, IsServerStream: true}
+			handler := func(_ any, ss grpc.ServerStream) error {
+				if ss.Context() == nil {
+					return errors.New("no context")
+				}
+				return nil
+			}
+			var ss grpc.ServerStream = benchStream{}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := intercept(nil, ss, info, handler); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchOrigin is an origin parser that finds the same caller every time.
+func benchOrigin(context.Context, string) string { return "bench-caller" }
+
+// benchRule loads one admitting QPS rule on method for the benchmark.
+func benchRule(b *testing.B, method string) {
+	if err := flow.LoadRules([]flow.Rule{{Resource: method, Grade: flow.GradeQPS, Count: 1e12}}); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = flow.LoadRules(nil) })
-	intercept := sentinelgrpc.UnaryServerInterceptor()
-	info := &grpc.UnaryServerInfo{FullMethod: "/bench.Service/Call"}
-	handler := func(ctx context.Context, req any) (any, error) { return req, nil }
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := intercept(ctx, nil, info, handler); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
+
+// benchStream is a server stream that carries the background context and
+// does nothing else.
+type benchStream struct{ grpc.ServerStream }
+
+func (benchStream) Context() context.Context { return context.Background() }
 
 // benchClient serves echoServer with opts on a 127.0.0.1 port and returns a
 // client connected to it; both stop when the benchmark ends.

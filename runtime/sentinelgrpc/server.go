@@ -52,7 +52,7 @@ func StreamServerInterceptor(opts ...ServerOption) grpc.StreamServerInterceptor 
 	cfg := newServerConfig(opts)
 	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 		ctx := ss.Context()
-		e, b := cfg.enter(ctx, info.FullMethod, nil)
+		e, view, b := cfg.enterStream(ctx, info.FullMethod)
 		if b != nil {
 			if cfg.streamBlockHandler != nil {
 				return cfg.streamBlockHandler(srv, ss, info, b)
@@ -65,21 +65,68 @@ func StreamServerInterceptor(opts ...ServerOption) grpc.StreamServerInterceptor 
 				exitPanicking(e, recover())
 			}
 		}()
-		err := handler(srv, &serverStream{ServerStream: ss, ctx: e.Context()})
+		*view = serverStream{ServerStream: ss, ctx: e.Context()}
+		err := handler(srv, view)
 		done = true
 		e.Exit(runtime.WithError(cfg.traced(ctx, err)))
 		return blockedStatus(err)
 	}
 }
 
-// enter opens the inbound entry of one call. Like Java's adapter it enters
-// no named context: the call is in the default context, which carries the
-// caller's origin when there is one.
+// enter opens the inbound entry of one unary call. Like Java's adapter it
+// enters no named context: the call is in the default context, which
+// carries the caller's origin when there is one. Once the method's
+// resource exists, the Sentinel context of an origin shares the entry's
+// allocation.
 func (cfg *serverConfig) enter(ctx context.Context, method string, req any) (*runtime.SentinelEntry, *runtime.BlockError) {
-	if cfg.origin != nil {
-		if origin := sanitizeOrigin(cfg.origin(ctx, method)); origin != "" {
-			ctx = runtime.EnterContext(ctx, runtime.DefaultContextName, origin)
+	origin := cfg.originOf(ctx, method)
+	res := runtime.LookupResource(method)
+	if res == nil {
+		return cfg.enterFirst(ctx, method, req, origin)
+	}
+	opts, n := cfg.options(ctx, method, req, res, runtime.Inbound)
+	if origin != "" {
+		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+	}
+	return res.Entry(ctx, opts[:n]...)
+}
+
+// enterStream is enter for a stream, which also needs the handler's view
+// of the stream: once the method's resource exists, the view, the entry
+// and the Sentinel context of an origin share one allocation. The view is
+// the stream's own and never reused, as the entry is. It is returned zero,
+// for the caller to fill once it has the entry.
+func (cfg *serverConfig) enterStream(ctx context.Context, method string) (*runtime.SentinelEntry, *serverStream, *runtime.BlockError) {
+	origin := cfg.originOf(ctx, method)
+	res := runtime.LookupResource(method)
+	if res == nil {
+		e, b := cfg.enterFirst(ctx, method, nil, origin)
+		if b != nil {
+			return nil, nil, b
 		}
+		return e, &serverStream{}, nil
+	}
+	opts, n := cfg.options(ctx, method, nil, res, runtime.Inbound)
+	if origin != "" {
+		return runtime.EntryInContextWith[serverStream](res, ctx, runtime.DefaultContextName, origin, opts[:n]...)
+	}
+	return runtime.EntryWith[serverStream](res, ctx, opts[:n]...)
+}
+
+// originOf is the caller's origin, "" when unknown or not parsed.
+func (cfg *serverConfig) originOf(ctx context.Context, method string) string {
+	if cfg.origin == nil {
+		return ""
+	}
+	return sanitizeOrigin(cfg.origin(ctx, method))
+}
+
+// enterFirst opens the entry of a call to a method whose resource does not
+// exist yet (or never will, past the runtime's resource cap): by name,
+// which creates the resource.
+func (cfg *serverConfig) enterFirst(ctx context.Context, method string, req any, origin string) (*runtime.SentinelEntry, *runtime.BlockError) {
+	if origin != "" {
+		ctx = runtime.EnterContext(ctx, runtime.DefaultContextName, origin)
 	}
 	return cfg.entry(ctx, method, req, runtime.Inbound)
 }
@@ -87,21 +134,28 @@ func (cfg *serverConfig) enter(ctx context.Context, method string, req any) (*ru
 // entry opens an entry of the method's resource with its traffic type,
 // passing hot-parameter arguments when a rule reads them.
 func (c *commonConfig) entry(ctx context.Context, method string, req any, traffic runtime.TrafficType) (*runtime.SentinelEntry, *runtime.BlockError) {
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(traffic),
-		runtime.WithResourceType(runtime.RPC),
-	}
-	n := 2
 	res := runtime.LookupResource(method)
-	// A resource never entered yet has no rules bound: pass the args, once.
-	if c.args != nil && (res == nil || res.NeedsArgs()) {
-		opts[2] = runtime.WithArgs(c.args(ctx, method, req)...)
-		n = 3
-	}
+	opts, n := c.options(ctx, method, req, res, traffic)
 	if res != nil {
 		return res.Entry(ctx, opts[:n]...)
 	}
 	return runtime.Entry(ctx, method, opts[:n]...)
+}
+
+// options are the entry options of a call to the method's resource res (nil
+// when it does not exist yet): its traffic type, and the hot-parameter
+// arguments when a rule reads them.
+func (c *commonConfig) options(ctx context.Context, method string, req any, res *runtime.Resource, traffic runtime.TrafficType) ([3]runtime.EntryOption, int) {
+	opts := [3]runtime.EntryOption{
+		runtime.WithTrafficType(traffic),
+		runtime.WithResourceType(runtime.RPC),
+	}
+	// A resource never entered yet has no rules bound: pass the args, once.
+	if c.args != nil && (res == nil || res.NeedsArgs()) {
+		opts[2] = runtime.WithArgs(c.args(ctx, method, req)...)
+		return opts, 3
+	}
+	return opts, 2
 }
 
 // exitPanicking records a handler's panic on its entry, exits the entry and
@@ -116,7 +170,7 @@ func exitPanicking(e *runtime.SentinelEntry, p any) {
 }
 
 // serverStream is the handler's view of the stream: its Context carries
-// the entry.
+// the entry. It usually lives in the entry's allocation (enterStream).
 type serverStream struct {
 	grpc.ServerStream
 	ctx context.Context

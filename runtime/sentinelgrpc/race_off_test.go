@@ -1,0 +1,5 @@
+//go:build !race
+
+package sentinelgrpc_test
+
+const raceEnabled = false

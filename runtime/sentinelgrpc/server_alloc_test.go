@@ -1,0 +1,140 @@
+package sentinelgrpc_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/sentinelgrpc"
+)
+
+// serverCase is one way an inbound call enters: unary or stream, with or
+// without an origin.
+type serverCase struct {
+	name   string
+	stream bool
+	origin string
+}
+
+var serverCases = []serverCase{
+	{"unary", false, ""},
+	{"unary with an origin", false, "billing"},
+	{"stream", true, ""},
+	{"stream with an origin", true, "billing"},
+}
+
+// call runs one call through the case's interceptor made of opts, to a
+// handler that gets the handler's context; it returns that context.
+func (sc serverCase) call(t *testing.T, method string, opts ...sentinelgrpc.ServerOption) context.Context {
+	t.Helper()
+	var got context.Context
+	if sc.stream {
+		intercept := sentinelgrpc.StreamServerInterceptor(opts...)
+		ss := &contextStream{ctx: context.Background()}
+		err := intercept(nil, ss, &grpc.StreamServerInfo{FullMethod: method}, func(_ any, s grpc.ServerStream) error {
+			got = s.Context()
+			return s.SendMsg("reply")
+		})
+		require.NoError(t, err)
+		assert.Equal(t, []any{"reply"}, ss.sent, "the handler's stream is the server's")
+		return got
+	}
+	intercept := sentinelgrpc.UnaryServerInterceptor(opts...)
+	resp, err := intercept(context.Background(), "req", &grpc.UnaryServerInfo{FullMethod: method}, func(ctx context.Context, req any) (any, error) {
+		got = ctx
+		return req, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "req", resp)
+	return got
+}
+
+// contextStream is a server stream with a context that records what the
+// handler sends.
+type contextStream struct {
+	grpc.ServerStream
+	ctx  context.Context
+	sent []any
+}
+
+func (s *contextStream) Context() context.Context { return s.ctx }
+func (s *contextStream) SendMsg(m any) error      { s.sent = append(s.sent, m); return nil }
+
+func TestServerCallsEnterTheSameWayBeforeAndAfterTheirResourceExists(t *testing.T) {
+	for i, sc := range serverCases {
+		t.Run(sc.name, func(t *testing.T) {
+			handClock(t)
+			rec := record(t)
+			method := "/alloc.Service/Enter" + string(rune('A'+i))
+			require.Nil(t, runtime.LookupResource(method))
+			var opts []sentinelgrpc.ServerOption
+			if sc.origin != "" {
+				opts = append(opts, sentinelgrpc.WithOriginParser(func(context.Context, string) string { return sc.origin }))
+			}
+			// The first call creates the resource by name; later ones use it.
+			for n := 1; n <= 2; n++ {
+				ctx := sc.call(t, method, opts...)
+				name, origin := runtime.ContextName(ctx)
+				assert.Equal(t, runtime.DefaultContextName, name)
+				assert.Equal(t, sc.origin, origin)
+				checks, exits := rec.seen(method)
+				require.Len(t, checks, n)
+				require.Len(t, exits, n)
+				assert.Equal(t, call{Name: method, Context: runtime.DefaultContextName, Origin: sc.origin,
+					Traffic: runtime.Inbound, Type: runtime.RPC}, exits[n-1])
+
+				// The handler's context carries the entry: a call made with
+				// it is its child.
+				child, b := runtime.Entry(ctx, method+"/child")
+				require.Nil(t, b)
+				child.Exit()
+			}
+			m := findNode(*findNode(runtime.Tree(), runtime.DefaultContextName), method)
+			require.NotNil(t, m)
+			assert.NotNil(t, findNode(*m, method+"/child"))
+		})
+	}
+}
+
+// An admitted call costs the server interceptors one allocation: the
+// entry, with the Sentinel context of an origin and a stream's view of
+// itself in it.
+func TestServerInterceptorsAllocateOncePerAdmittedCall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	origin := func(context.Context, string) string { return "billing" }
+	for i, sc := range serverCases {
+		t.Run(sc.name, func(t *testing.T) {
+			method := "/alloc.Service/Call" + string(rune('A'+i))
+			var opts []sentinelgrpc.ServerOption
+			if sc.origin != "" {
+				opts = append(opts, sentinelgrpc.WithOriginParser(origin))
+			}
+			info := &grpc.UnaryServerInfo{FullMethod: method}
+			unary := sentinelgrpc.UnaryServerInterceptor(opts...)
+			unaryHandler := func(ctx context.Context, req any) (any, error) { return req, nil }
+			sinfo := &grpc.StreamServerInfo{FullMethod: method}
+			stream := sentinelgrpc.StreamServerInterceptor(opts...)
+			var ss grpc.ServerStream = &contextStream{ctx: context.Background()}
+			streamHandler := func(any, grpc.ServerStream) error { return nil }
+			run := func() {
+				var err error
+				if sc.stream {
+					err = stream(nil, ss, sinfo, streamHandler)
+				} else {
+					_, err = unary(context.Background(), nil, info, unaryHandler)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			run() // creates the resource, binds its chain, creates its nodes
+			assert.EqualValues(t, 1, testing.AllocsPerRun(200, run))
+		})
+	}
+}
