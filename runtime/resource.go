@@ -64,9 +64,8 @@ type Resource struct {
 	// kept apart from nodes so that finding it is one load.
 	defaultNode atomic.Pointer[DefaultNode]
 	nodes       *capmap.Map[*EntranceNode, *DefaultNode]
-	// sharing is the resource's first DefaultNode while it is its only
-	// one: it counts in the ClusterNode's window until a second context
-	// calls the resource (guarded by mu).
+	// sharing is the resource's first DefaultNode, which counts on the
+	// ClusterNode (newDefaultNode); guarded by mu.
 	sharing *DefaultNode
 
 	blockHint blocklog.Hint // the block log's fast path for this resource
@@ -279,19 +278,16 @@ func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode
 }
 
 // newDefaultNode returns a node for a context new to the resource; r.mu is
-// held. The first shares the ClusterNode's window, which counts the same
-// calls; a second splits it off before it can count any call of its own.
+// held. The first shares the ClusterNode's window and thread count, which
+// count the same calls (stat.NewSharingNode); each later one counts apart,
+// and the first learns so before the later one counts any call.
 func (r *Resource) newDefaultNode() *DefaultNode {
-	if r.sharing != nil {
-		r.sharing.Split()
-		r.sharing = nil
-		return &DefaultNode{Node: stat.NewNode(false), resource: r}
+	if r.sharing == nil {
+		r.sharing = &DefaultNode{Node: stat.NewSharingNode(r.cluster.Node), resource: r}
+		return r.sharing
 	}
-	if r.defaultNode.Load() != nil || r.nodes.Len() > 0 {
-		return &DefaultNode{Node: stat.NewNode(false), resource: r}
-	}
-	n := &DefaultNode{Node: stat.NewSharingNode(r.cluster.Node), resource: r}
-	r.sharing = n
+	n := &DefaultNode{Node: stat.NewNode(false), resource: r}
+	r.sharing.CountApart(n.Node)
 	return n
 }
 

@@ -33,8 +33,11 @@ type Node struct {
 	// node made with NewSharingNode, its base's until Split (share.go).
 	second  atomic.Pointer[Window]
 	minute  *Window // nil without history
-	threads []paddedInt
-	base    *Node // NewSharingNode's base, nil otherwise
+	threads []paddedInt // nil for a sharing node (share.go)
+	// base is NewSharingNode's base, nil for other nodes; apart lists the
+	// nodes counting base's other calls (CountApart).
+	base  *Node
+	apart atomic.Pointer[[]*Node]
 }
 
 type paddedInt struct {
@@ -206,6 +209,9 @@ func (t *Tick) complete(w *Window, rt, count int64, failed bool) {
 
 // Threads is the number of calls in flight (Java's curThreadNum).
 func (n *Node) Threads() int64 {
+	if n.base != nil {
+		return n.sharedThreads()
+	}
 	var t int64
 	for i := range n.threads {
 		t += n.threads[i].v.Load()

@@ -1,27 +1,38 @@
 package stat
 
-// A sharing node counts its calls in another node's window, its base's,
-// for as long as both would count the same calls: a resource's node in
-// its only context and the resource's node across contexts. A call then
-// writes one window where it would write two. Threads are always the
-// node's own, so they stay exact across a Split.
+// A sharing node counts its calls on another node, its base, for as long
+// as both would count the same calls: a resource's node in its only
+// context and the resource's node across contexts. A call then writes one
+// window and one thread count where it would write two of each.
 //
 // Calls count on a sharing node and its base together, with the Tick's
-// Pair methods, which count the window once while it is shared. Split
-// gives the node a window of its own, seeded with what the shared one
-// holds; from then on the Pair methods count on both windows.
+// Pair methods. When another node starts counting calls of the base that
+// are not the sharing node's (a second context), the runtime tells the
+// sharing node so with CountApart:
 //
-// A Split races the calls counting meanwhile. Each Pair method counts on
+//   - the first time, the sharing node's window splits from its base's:
+//     it gets a window of its own, seeded with what the shared one holds,
+//     and from then on the Pair methods count in both windows;
+//   - its threads stay derived, always: the base's calls in flight minus
+//     those of the nodes counting apart. That is exact whenever no call
+//     is midway, across a split too, so no call in flight when a second
+//     context appears is ever lost or counted twice.
+//
+// A split races the calls counting meanwhile. Each Pair method counts on
 // the base first, then reads which window the node has: a count the seed
 // may have missed (made on the base after the seed read it) is made when
 // the node already has its own window, so it is counted there too. None
-// is lost; a call counted within the few microseconds of a Split may be
+// is lost; a call counted within the few microseconds of a split may be
 // counted twice in the node's window, never in its base's.
+//
+// Reading a sharing node's threads sums the nodes counting apart, so it
+// costs in proportion to the contexts that call the resource; the counts
+// calls write stay one per node.
 
-// NewSharingNode returns a node without history that counts in base's
-// second window until Split.
+// NewSharingNode returns a node without history that counts on base until
+// CountApart. Calls count on it with the Pair methods only.
 func NewSharingNode(base *Node) *Node {
-	n := &Node{threads: make([]paddedInt, stripeCount), base: base}
+	n := &Node{base: base}
 	n.second.Store(base.second.Load())
 	return n
 }
@@ -31,10 +42,21 @@ func (n *Node) Shares() bool {
 	return n.base != nil && n.second.Load() == n.base.second.Load()
 }
 
-// Split gives n a window of its own, holding what the shared window holds
-// at now. Callers serialise Splits of one node; Split of a node that does
-// not share does nothing.
-func (n *Node) Split() {
+// CountApart tells a sharing node n that other, a node counted with
+// Pass, Block and Complete alongside n's base, counts calls of the base
+// that are not n's. The first CountApart splits n's window from its
+// base's. Callers serialise CountApart calls on one node, and make them
+// before other counts its first call.
+func (n *Node) CountApart(other *Node) {
+	if n.base == nil {
+		return
+	}
+	var list []*Node
+	if p := n.apart.Load(); p != nil {
+		list = *p
+	}
+	list = append(list[:len(list):len(list)], other)
+	n.apart.Store(&list)
 	if !n.Shares() {
 		return
 	}
@@ -47,18 +69,33 @@ func (n *Node) Split() {
 	own.seed(shared)
 }
 
-// PassPair counts count admitted calls on n and on its base, once in the
-// window they share.
+// sharedThreads is a sharing node's calls in flight: its base's, less
+// those of the nodes counting apart.
+func (n *Node) sharedThreads() int64 {
+	t := n.base.Threads()
+	if p := n.apart.Load(); p != nil {
+		for _, o := range *p {
+			t -= o.Threads()
+		}
+	}
+	return t
+}
+
+// PassPair counts count admitted calls on n and on its base, once where
+// they share. n may also be a node that does not share (NewNode): then it
+// counts on each.
 func (t *Tick) PassPair(n, base *Node, count int64) {
 	t.Pass(base, count)
-	n.threads[t.stripe].v.Add(1)
+	if n.base == nil {
+		n.threads[t.stripe].v.Add(1)
+	}
 	if w := n.second.Load(); w != base.second.Load() {
 		t.add(w, Pass, count)
 	}
 }
 
-// BlockPair counts count blocked calls on n and on its base, once in the
-// window they share.
+// BlockPair counts count blocked calls on n and on its base, once where
+// they share.
 func (t *Tick) BlockPair(n, base *Node, count int64) {
 	t.Block(base, count)
 	if w := n.second.Load(); w != base.second.Load() {
@@ -66,12 +103,14 @@ func (t *Tick) BlockPair(n, base *Node, count int64) {
 	}
 }
 
-// CompletePair counts count completed calls on n and on its base, once in
-// the window they share (see Complete).
+// CompletePair counts count completed calls on n and on its base, once
+// where they share (see Complete).
 func (t *Tick) CompletePair(n, base *Node, rt, count int64, failed bool) {
 	t.Complete(base, rt, count, failed)
 	if w := n.second.Load(); w != base.second.Load() {
 		t.complete(w, rt, count, failed)
 	}
-	n.threads[t.stripe].v.Add(-1)
+	if n.base == nil {
+		n.threads[t.stripe].v.Add(-1)
+	}
 }

@@ -24,16 +24,16 @@ func TestSharingNodeCountsOnceInTheSharedWindow(t *testing.T) {
 		assert.EqualValues(t, 1, node.SuccessQPS(t0+100))
 		assert.EqualValues(t, 1, node.ExceptionQPS(t0+100))
 		assert.EqualValues(t, 40, node.AvgRT(t0+100))
-		assert.EqualValues(t, 0, node.Threads(), "threads are counted on each node")
+		assert.EqualValues(t, 0, node.Threads())
 	}
 	tk.PassPair(n, base, 1)
-	assert.EqualValues(t, 1, n.Threads())
+	assert.EqualValues(t, 1, n.Threads(), "the thread is counted once, for both")
 	assert.EqualValues(t, 1, base.Threads())
 	assert.Empty(t, n.History(t0+100), "a sharing node keeps no history")
 	assert.NotEmpty(t, base.History(t0+100))
 }
 
-func TestSplitKeepsWhatTheNodeCountedAndCountsApartAfter(t *testing.T) {
+func TestCountApartKeepsWhatTheNodeCountedAndCountsApartAfter(t *testing.T) {
 	base := NewNode(true)
 	n := NewSharingNode(base)
 	prev, first, second := TickAt(t0+100), TickAt(t0+1100), TickAt(t0+1600)
@@ -41,9 +41,10 @@ func TestSplitKeepsWhatTheNodeCountedAndCountsApartAfter(t *testing.T) {
 	first.PassPair(n, base, 5) // this second's first bucket
 	second.CompletePair(n, base, 7, 2, false)
 
-	n.Split()
+	other := NewNode(false)
+	n.CountApart(other)
 	require.False(t, n.Shares())
-	n.Split() // a second Split does nothing
+	n.CountApart(NewNode(false)) // a third context: the window is split already
 
 	now := t0 + 1700
 	assert.EqualValues(t, 5, n.PassQPS(now), "the split node keeps the second it counted")
@@ -53,18 +54,26 @@ func TestSplitKeepsWhatTheNodeCountedAndCountsApartAfter(t *testing.T) {
 
 	// Another context's call counts on the base only; this node's on both.
 	tk := TickAt(now)
-	tk.Pass(base, 10)
+	tk.PassPair(other, base, 10)
 	tk.PassPair(n, base, 1)
 	assert.EqualValues(t, 6, n.PassQPS(now))
+	assert.EqualValues(t, 10, other.PassQPS(now))
 	assert.EqualValues(t, 16, base.PassQPS(now))
 	assert.EqualValues(t, 2, n.Threads(), "threads stay exact across the split")
+	assert.EqualValues(t, 1, other.Threads())
 	assert.EqualValues(t, 3, base.Threads())
+	tk.CompletePair(other, base, 1, 10, false)
+	tk.CompletePair(n, base, 1, 1, false)
+	tk.CompletePair(n, base, 1, 1, false) // a call in flight since before the split
+	assert.EqualValues(t, 0, other.Threads())
+	assert.EqualValues(t, 0, n.Threads())
+	assert.EqualValues(t, 0, base.Threads())
 }
 
 // The attacker's case for a split is a busy resource: calls count on the
 // pair while another goroutine splits. No pass may be lost from the split
 // node, and none may be counted twice on the base.
-func TestSplitUnderConcurrentCallsLosesNothing(t *testing.T) {
+func TestCountApartUnderConcurrentCallsLosesNothing(t *testing.T) {
 	for range 50 {
 		base := NewNode(false)
 		n := NewSharingNode(base)
@@ -84,7 +93,7 @@ func TestSplitUnderConcurrentCallsLosesNothing(t *testing.T) {
 			}()
 		}
 		close(start)
-		n.Split()
+		n.CountApart(NewNode(false))
 		wg.Wait()
 		assert.EqualValues(t, workers*calls, base.PassQPS(t0+100), "the base counts each pass once")
 		assert.GreaterOrEqual(t, n.PassQPS(t0+100), float64(workers*calls), "the split node loses no pass")

@@ -178,8 +178,26 @@ func (w *Window) BucketMs() int64 { return w.lenMs }
 
 // pos locates time now: the slot of its bucket and the bucket's start.
 func (w *Window) pos(now int64) (slot *atomic.Pointer[bucket], start int64) {
+	idx, start := w.locate(now)
+	return &w.buckets[idx], start
+}
+
+// locate returns the index of now's slot and its bucket's start. Rule
+// checks locate on every call, and a division by a variable costs tens of
+// cycles: the shapes of the second window divide by constants.
+func (w *Window) locate(now int64) (idx int, start int64) {
+	const secLen = SecondIntervalMs / SecondSampleCount
+	if w.lenMs == secLen && now >= 0 {
+		n := now / secLen
+		switch len(w.buckets) {
+		case SecondSampleCount:
+			return int(n % SecondSampleCount), n * secLen
+		case secondSlots:
+			return int(n % secondSlots), n * secLen
+		}
+	}
 	n := now / w.lenMs
-	return &w.buckets[int(n%int64(len(w.buckets)))], n * w.lenMs
+	return int(n % int64(len(w.buckets))), n * w.lenMs
 }
 
 // position is a located instant: a slot index and its bucket's start.
@@ -287,6 +305,28 @@ func (w *Window) Add(now int64, ev Event, n int64) {
 }
 
 func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64) {
+	// The common case first: the bucket is current and stays so.
+	b := slot.Load()
+	if b != nil && b.start == start {
+		b.cells[s].counts[ev].Add(n)
+		if slot.Load() == b {
+			return
+		}
+	} else {
+		b = nil
+	}
+	w.addSlow(slot, start, s, ev, n, b)
+}
+
+// addSlow is add past its common case; added is the bucket it already
+// added to, which was replaced since.
+func (w *Window) addSlow(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64, added *bucket) {
+	if added != nil {
+		if w.history != nil {
+			w.retire(added, s)
+			return
+		}
+	}
 	for {
 		b := w.current(slot, start)
 		b.cells[s].counts[ev].Add(n)
@@ -352,8 +392,7 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	if w.stripes != 1 {
 		panic("stat: TryAdd on a striped window")
 	}
-	num := now / w.lenMs
-	idx, start := int(num%int64(len(w.buckets))), num*w.lenMs
+	idx, start := w.locate(now)
 	slot := &w.buckets[idx]
 	for {
 		b := w.current(slot, start)
