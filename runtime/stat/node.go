@@ -32,7 +32,7 @@ type Node struct {
 	// second is the window rule checks read: the node's own, or, for a
 	// node made with NewSharingNode, its base's until Split (share.go).
 	second  atomic.Pointer[Window]
-	minute  *Window // nil without history
+	minute  *Window     // nil without history
 	threads []paddedInt // nil for a sharing node (share.go)
 	// base is NewSharingNode's base, nil for other nodes; apart lists the
 	// nodes counting base's other calls (CountApart).
