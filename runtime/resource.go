@@ -47,23 +47,25 @@ type ResourceSpec struct {
 // slot chain bound to it. Holding a *Resource spares the name lookup that
 // Entry does on every call.
 type Resource struct {
-	name     string
-	overflow bool // counts the calls to names past MaxResources
-
-	patternReserved atomic.Bool // counted in patternReserved
-
-	spec atomic.Pointer[ResourceSpec]
-	// kinds is spec's Traffic and Type, packed (setSpec), which every call
-	// reads: one word here spares a load from another line.
-	kinds   atomic.Uint32
-	cluster *ClusterNode
-
-	mu    sync.Mutex // serialises chain binding and node creation
+	// What every call reads comes first, in one cache line.
 	bound atomic.Pointer[boundChain]
 	// defaultNode is the node in the default context, the common case,
 	// kept apart from nodes so that finding it is one load.
 	defaultNode atomic.Pointer[DefaultNode]
-	nodes       *capmap.Map[*EntranceNode, *DefaultNode]
+	cluster     *ClusterNode
+	clusterStat *stat.Node // cluster.Node, one load nearer
+	// kinds is spec's Traffic and Type, packed (setSpec): one word here
+	// spares every call a load from another line.
+	kinds    atomic.Uint32
+	overflow bool // counts the calls to names past MaxResources
+	name     string
+
+	patternReserved atomic.Bool // counted in patternReserved
+
+	spec atomic.Pointer[ResourceSpec]
+
+	mu    sync.Mutex // serialises chain binding and node creation
+	nodes *capmap.Map[*EntranceNode, *DefaultNode]
 	// sharing is the resource's first DefaultNode, which counts on the
 	// ClusterNode (newDefaultNode); guarded by mu.
 	sharing *DefaultNode
@@ -180,6 +182,7 @@ func resourceNamed(name string, declared bool) *Resource {
 
 func newResource(name string) *Resource {
 	r := &Resource{name: name, cluster: newClusterNode(name)}
+	r.clusterStat = r.cluster.Node
 	r.setSpec(&ResourceSpec{Name: name})
 	r.nodes = capmap.New[*EntranceNode, *DefaultNode](capmap.Limits{
 		Entries: MaxContexts + 2, // every context, the default and the overflow included

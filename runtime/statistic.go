@@ -13,7 +13,7 @@ func recordPass(c *Call, now int64) {
 	t := stat.TickAt(now)
 	entryOf(c).stripe = uint8(t.Stripe())
 	n := int64(c.batch)
-	t.PassPair(c.node.Node, c.res.cluster.Node, n)
+	t.PassPair(c.node.Node, c.res.clusterStat, n)
 	if o := c.OriginNode(); o != nil {
 		t.Pass(o, n)
 	}
@@ -26,7 +26,7 @@ func recordBlock(c *Call, now int64) {
 	t := stat.TickAt(now)
 	n := int64(c.batch)
 	c.res.countBlock(c.BlockError().blockType, n)
-	t.BlockPair(c.node.Node, c.res.cluster.Node, n)
+	t.BlockPair(c.node.Node, c.res.clusterStat, n)
 	if o := c.OriginNode(); o != nil {
 		t.Block(o, n)
 	}
@@ -40,7 +40,7 @@ func recordCompletion(c *Call, now int64) {
 	n := int64(c.batch)
 	rt := max(now-c.start, 0)
 	failed := c.Err() != nil
-	t.CompletePair(c.node.Node, c.res.cluster.Node, rt, n, failed)
+	t.CompletePair(c.node.Node, c.res.clusterStat, rt, n, failed)
 	if o := c.OriginNode(); o != nil {
 		t.Complete(o, rt, n, failed)
 	}

@@ -49,16 +49,16 @@ func (w *window) start(now int64) int64 {
 	return s
 }
 
-// newBucket allocates a bucket and its cells together, the header padded
-// to a cache line: objects of these sizes start at multiples of their
-// size, so each cell keeps a line of its own.
+// newBucket allocates a bucket and its cells together. With more than one
+// cell the header is padded to a cache line: objects of these sizes start
+// at multiples of their size, so each cell keeps a line of its own.
 func newBucket(start int64) *bucket {
 	var b *bucket
 	switch stripes {
 	case 1:
+		// One cell shares no line with another's: no padding.
 		a := &struct {
 			b bucket
-			_ [64 - unsafe.Sizeof(bucket{})]byte
 			c [1]cell
 		}{}
 		a.b.cells, b = a.c[:], &a.b

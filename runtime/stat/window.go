@@ -48,15 +48,15 @@ func newBucket(start int64, stripes int) *bucket {
 }
 
 // allocBucket allocates a bucket and its cells together, so that a call's
-// counts sit next to the bucket's start it compares. The header is padded
-// to a cache line: objects of these sizes start at multiples of their
-// size, so each cell keeps a line of its own.
+// counts sit next to the bucket's start it compares. With more than one
+// cell the header is padded to a cache line: objects of these sizes start
+// at multiples of their size, so each cell keeps a line of its own.
 func allocBucket(stripes int) *bucket {
 	switch stripes {
 	case 1:
+		// One cell shares no line with another's: no padding.
 		a := &struct {
 			b bucket
-			_ [64 - unsafe.Sizeof(bucket{})]byte
 			c [1]cell
 		}{}
 		a.b.cells = a.c[:]
