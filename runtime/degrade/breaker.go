@@ -20,20 +20,22 @@ import (
 //	HALF_OPEN -> OPEN    the probe completes bad (new retry time), or a
 //	                     later slot blocks it (retry time unchanged)
 type breaker struct {
+	// What every call reads comes first: the state, and the statistics
+	// in place rather than behind a pointer.
+	state atomic.Int32
+	grade Grade
+	maxRT int64 // slow-ratio rules: calls slower than this are bad
+	stat  window
+
+	threshold  float64 // the ratio or count that must be exceeded
+	recoveryMs int64
+	nextRetry  atomic.Int64                 // Unix ms from which an OPEN breaker lets a probe through
+	probe      atomic.Pointer[runtime.Call] // the call admitted by OPEN -> HALF_OPEN
+
 	// rule is the breaker's rule as in force: an equal rule loaded again
 	// (DryRun aside) keeps the breaker and replaces the rule.
 	rule     atomic.Pointer[Rule]
 	resource string
-
-	grade      Grade
-	maxRT      int64   // slow-ratio rules: calls slower than this are bad
-	threshold  float64 // the ratio or count that must be exceeded
-	recoveryMs int64
-
-	state     atomic.Int32
-	nextRetry atomic.Int64                 // Unix ms from which an OPEN breaker lets a probe through
-	probe     atomic.Pointer[runtime.Call] // the call admitted by OPEN -> HALF_OPEN
-	stat      *window
 
 	// refused holds the calls in flight this breaker refused as a dry-run
 	// rule and let through: they are no samples and no probes. wasDry is
@@ -50,7 +52,7 @@ func newBreaker(rule *Rule, resource string) *breaker {
 		grade:      rule.Grade,
 		threshold:  rule.Count,
 		recoveryMs: int64(rule.TimeWindow) * 1000,
-		stat:       newWindow(int64(rule.StatIntervalMs), int64(rule.MinRequestAmount)),
+		stat:       window{interval: int64(rule.StatIntervalMs), minRequests: int64(rule.MinRequestAmount)},
 	}
 	if rule.Grade == SlowRequestRatio {
 		b.maxRT = rule.maxAllowedRT()

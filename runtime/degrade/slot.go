@@ -40,6 +40,7 @@ func (defaultSlot) Bind(r *runtime.Resource) runtime.Checker {
 // lets it through (dryRun).
 type checker struct {
 	breakers []*breaker
+	inline   [2]*breaker // breakers, when they are few: one line with the checker
 	// dry marks, by index, the breakers of dry-run rules; nil when there
 	// are none. exitDry is set when some breaker has been a dry-run one:
 	// exits then ask each breaker whether it refused the call.
@@ -51,7 +52,8 @@ func newChecker(bs []*breaker) runtime.Checker {
 	if len(bs) == 0 {
 		return nil
 	}
-	k := &checker{breakers: bs}
+	k := &checker{}
+	k.breakers = append(k.inline[:0], bs...)
 	for i, b := range bs {
 		if b.rule.Load().DryRun {
 			if k.dry == nil {

@@ -37,10 +37,6 @@ type cell struct {
 	_ [56]byte // one cache line each
 }
 
-func newWindow(intervalMs, minRequests int64) *window {
-	return &window{interval: intervalMs, minRequests: minRequests}
-}
-
 func (w *window) start(now int64) int64 {
 	s := now - now%w.interval
 	if now < 0 && now%w.interval != 0 {

@@ -7,7 +7,7 @@ import (
 )
 
 func TestWindowChecksOnlyWhereTheMeasureCanCross(t *testing.T) {
-	w := newWindow(1000, 3)
+	w := &window{interval: 1000, minRequests: 3}
 	check, _, _ := w.add(10, 0, true)
 	assert.False(t, check, "1 call < minRequests")
 	check, _, _ = w.add(20, 0, false)
@@ -23,7 +23,7 @@ func TestWindowChecksOnlyWhereTheMeasureCanCross(t *testing.T) {
 }
 
 func TestWindowTumblesAndKeepsTheNewestBucket(t *testing.T) {
-	w := newWindow(1000, 1)
+	w := &window{interval: 1000, minRequests: 1}
 	w.add(999, 0, true)
 	_, total, _ := w.add(1000, 0, true)
 	assert.Equal(t, int64(1), total, "1000 starts a new bucket")
@@ -34,5 +34,5 @@ func TestWindowTumblesAndKeepsTheNewestBucket(t *testing.T) {
 	assert.Equal(t, int64(1), total, "reset empties the interval")
 	_, total, _ = w.add(-1, 0, true)
 	assert.Equal(t, int64(2), total)
-	assert.Equal(t, int64(-1000), newWindow(1000, 1).start(-1), "negative times align down")
+	assert.Equal(t, int64(-1000), (&window{interval: 1000, minRequests: 1}).start(-1), "negative times align down")
 }

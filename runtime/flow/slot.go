@@ -31,7 +31,8 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	for _, cr := range applying {
 		named = append(named, cr.rule.LimitApp)
 	}
-	ck := &checker{rules: make([]boundRule, 0, len(applying))}
+	ck := &checker{}
+	ck.rules = ck.inline[:0]
 	for _, cr := range applying {
 		br, ok := bind(cr, r, named)
 		if !ok {
@@ -105,6 +106,7 @@ func rank(r *Rule) int {
 // order.
 type checker struct {
 	rules          []boundRule
+	inline         [1]boundRule // rules, when there is one: with the checker
 	hasGates       bool
 	hasThreadGates bool
 	hasDryGates    bool // every exit must forget the calls they refused

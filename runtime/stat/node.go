@@ -6,7 +6,10 @@
 // arithmetic directly.
 package stat
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Java's window shapes: the second window has 2 buckets of 500 ms
 // (SampleCountProperty, IntervalProperty), the minute window 60 of 1 s.
@@ -30,14 +33,15 @@ const secondSlots = 4
 // minute window, so history costs a call nothing; History merges the two.
 type Node struct {
 	// second is the window rule checks read: the node's own, or, for a
-	// node made with NewSharingNode, its base's until Split (share.go).
+	// node made with NewSharingNode, its base's until CountApart
+	// (share.go).
 	second  atomic.Pointer[Window]
-	minute  *Window     // nil without history
 	threads []paddedInt // nil for a sharing node (share.go)
 	// base is NewSharingNode's base, nil for other nodes; apart lists the
 	// nodes counting base's other calls (CountApart).
-	base  *Node
-	apart atomic.Pointer[[]*Node]
+	base   *Node
+	minute *Window // nil without history
+	apart  atomic.Pointer[[]*Node]
 }
 
 type paddedInt struct {
@@ -50,12 +54,15 @@ type paddedInt struct {
 // runtime keeps history on each resource's ClusterNode and the inbound
 // node, which is what metrics and the dashboard read.
 func NewNode(history bool) *Node {
-	// The node, its window and its ring in one allocation: a call
-	// touches adjacent lines.
+	// The node, its window and its ring in one allocation of 192 bytes,
+	// which objects of that size class start at multiples of: a call
+	// reads the ring and the node's fields from the first cache line and
+	// the window's from the second.
 	a := &struct {
+		slots [secondSlots]atomic.Pointer[bucket]
 		n     Node
 		w     Window
-		slots [secondSlots]atomic.Pointer[bucket]
+		_     [192 - secondSlots*8 - unsafe.Sizeof(Node{}) - unsafe.Sizeof(Window{})]byte
 	}{}
 	n, w := &a.n, &a.w
 	w.initSecond(a.slots[:])

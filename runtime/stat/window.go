@@ -112,11 +112,11 @@ func (b *bucket) minRT() int64 {
 // current one (the replaced bucket is unreachable, so nothing is counted
 // twice).
 type Window struct {
+	buckets     []atomic.Pointer[bucket] // first: what every call reads
 	lenMs       int64
 	intervalMs  int64
 	sampleCount int
 	stripes     int
-	buckets     []atomic.Pointer[bucket]
 	// history, when set, receives each bucket as it is retired (see
 	// retire): a node keeps its minute of history that way, so calls write
 	// one window, not two.
