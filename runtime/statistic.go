@@ -14,8 +14,10 @@ func recordPass(c *Call, now int64) {
 	entryOf(c).stripe = uint8(t.Stripe())
 	n := int64(c.batch)
 	t.PassPair(c.node.Node, c.res.clusterStat, n)
-	if o := c.OriginNode(); o != nil {
-		t.Pass(o, n)
+	if c.sc.origin != "" { // most calls have none: spare the call
+		if o := c.OriginNode(); o != nil {
+			t.Pass(o, n)
+		}
 	}
 	if c.traffic == Inbound {
 		t.Pass(inboundNode, n)
@@ -27,8 +29,10 @@ func recordBlock(c *Call, now int64) {
 	n := int64(c.batch)
 	c.res.countBlock(c.BlockError().blockType, n)
 	t.BlockPair(c.node.Node, c.res.clusterStat, n)
-	if o := c.OriginNode(); o != nil {
-		t.Block(o, n)
+	if c.sc.origin != "" { // most calls have none: spare the call
+		if o := c.OriginNode(); o != nil {
+			t.Block(o, n)
+		}
 	}
 	if c.traffic == Inbound {
 		t.Block(inboundNode, n)
@@ -41,8 +45,10 @@ func recordCompletion(c *Call, now int64) {
 	rt := max(now-c.start, 0)
 	failed := c.Err() != nil
 	t.CompletePair(c.node.Node, c.res.clusterStat, rt, n, failed)
-	if o := c.OriginNode(); o != nil {
-		t.Complete(o, rt, n, failed)
+	if c.sc.origin != "" { // most calls have none: spare the call
+		if o := c.OriginNode(); o != nil {
+			t.Complete(o, rt, n, failed)
+		}
 	}
 	if c.traffic == Inbound {
 		t.Complete(inboundNode, rt, n, failed)

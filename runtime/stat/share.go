@@ -85,11 +85,13 @@ func (n *Node) sharedThreads() int64 {
 // they share. n may also be a node that does not share (NewNode): then it
 // counts on each.
 func (t *Tick) PassPair(n, base *Node, count int64) {
-	t.Pass(base, count)
+	bw := base.second.Load()
+	base.threads[t.stripe].v.Add(1)
+	t.add(bw, Pass, count)
 	if n.base == nil {
 		n.threads[t.stripe].v.Add(1)
 	}
-	if w := n.second.Load(); w != base.second.Load() {
+	if w := n.second.Load(); w != bw {
 		t.add(w, Pass, count)
 	}
 }
@@ -106,8 +108,10 @@ func (t *Tick) BlockPair(n, base *Node, count int64) {
 // CompletePair counts count completed calls on n and on its base, once
 // where they share (see Complete).
 func (t *Tick) CompletePair(n, base *Node, rt, count int64, failed bool) {
-	t.Complete(base, rt, count, failed)
-	if w := n.second.Load(); w != base.second.Load() {
+	bw := base.second.Load()
+	t.complete(bw, rt, count, failed)
+	base.threads[t.stripe].v.Add(-1)
+	if w := n.second.Load(); w != bw {
 		t.complete(w, rt, count, failed)
 	}
 	if n.base == nil {
