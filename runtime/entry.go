@@ -368,7 +368,7 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 		e.exitSlow()
 		return
 	}
-	for _, ck := range c.chain.checkers {
+	for _, ck := range c.chain.exits {
 		ck.Exit(c)
 	}
 }

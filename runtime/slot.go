@@ -113,6 +113,17 @@ func exitAfterReload(c *Call) {
 	}
 }
 
+// An ExitSkipper is a Checker whose Exit may have nothing to do for the
+// calls it admits. SkipsExit, asked when the chain is bound, reports
+// whether Exit does nothing for a call that every Checker admitted; the
+// runtime then exits such calls without calling it (a call a later slot
+// refuses is still exited). Checkers whose rules take nothing to give back
+// (QPS limits, authority, system rules) spare every call an indirect call.
+type ExitSkipper interface {
+	Checker
+	SkipsExit() bool
+}
+
 // ArgsReader is implemented by Checkers that read call arguments, so that
 // Resource.NeedsArgs can tell callers to pass them.
 type ArgsReader interface {
@@ -214,12 +225,16 @@ func RulesChanged() { generation.Add(1) }
 
 // boundChain is the chain bound to one resource at one generation.
 type boundChain struct {
-	gen       uint64
-	checkers  []Checker
+	gen      uint64
+	checkers []Checker
+	// exits are the checkers an admitted call exits: those that are not
+	// ExitSkippers with nothing to do.
+	exits     []Checker
 	needsArgs bool
-	// inline holds the checkers of a short chain, next to gen, so that a
-	// call reads its chain from one place.
-	inline [4]Checker
+	// inline and inlineExits hold the checkers of a short chain, next to
+	// gen, so that a call reads its chain from one place.
+	inline      [4]Checker
+	inlineExits [4]Checker
 }
 
 // chain returns the resource's bound chain, binding it again if slots or
@@ -241,7 +256,7 @@ func (r *Resource) rebind() *boundChain {
 		return c
 	}
 	c := &boundChain{gen: gen}
-	c.checkers = c.inline[:0]
+	c.checkers, c.exits = c.inline[:0], c.inlineExits[:0]
 	for _, rs := range *slots.Load() {
 		if rs.slot == nil {
 			continue
@@ -251,6 +266,9 @@ func (r *Resource) rebind() *boundChain {
 			continue
 		}
 		c.checkers = append(c.checkers, ck)
+		if sk, ok := ck.(ExitSkipper); !ok || !sk.SkipsExit() {
+			c.exits = append(c.exits, ck)
+		}
 		if ar, ok := ck.(ArgsReader); ok && ar.NeedsArgs() {
 			c.needsArgs = true
 		}

@@ -60,6 +60,41 @@ func TestALaterBlockExitsTheSlotsThatAdmittedTheCall(t *testing.T) {
 	assert.Empty(t, after.log(), "slots after the blocker never run")
 }
 
+// skippingSlot is a testSlot whose Exit has nothing to do for the calls
+// it admits (runtime.ExitSkipper).
+type skippingSlot struct{ *testSlot }
+
+func (s skippingSlot) Bind(r *runtime.Resource) runtime.Checker {
+	if s.testSlot.Bind(r) == nil {
+		return nil
+	}
+	return s
+}
+
+func (skippingSlot) SkipsExit() bool { return true }
+
+func TestAnExitSkipperIsExitedOnlyWhenALaterSlotRefuses(t *testing.T) {
+	clocktest.Install(t)
+	name := t.Name()
+	skipping, blocker := skippingSlot{newTestSlot(name)}, newTestSlot(name)
+	refuse := false
+	blocker.block = func(*runtime.Call) bool { return refuse }
+	register(t, name+"1", 10, skipping)
+	register(t, name+"2", 20, blocker)
+
+	e, b := runtime.Entry(context.Background(), name)
+	require.Nil(t, b)
+	e.Exit()
+	assert.Equal(t, []string{"check " + name}, skipping.log(), "an admitted call skips its Exit")
+	assert.Equal(t, []string{"check " + name, "exit " + name}, blocker.log(), "other slots are exited")
+
+	refuse = true
+	_, b = runtime.Entry(context.Background(), name)
+	require.NotNil(t, b)
+	assert.Equal(t, []string{"check " + name, "check " + name, "exit-blocked " + name}, skipping.log(),
+		"a call a later slot refuses is still exited")
+}
+
 func TestSlotsBindOnlyWhereTheyApply(t *testing.T) {
 	clocktest.Install(t)
 	s := newTestSlot(t.Name() + "/yes")

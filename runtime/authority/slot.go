@@ -76,6 +76,9 @@ func refuse(c *runtime.Call, r *compiled, origin string) *runtime.BlockError {
 
 func (*checker) Exit(*runtime.Call) {}
 
+// SkipsExit: an authority check takes nothing to give back.
+func (*checker) SkipsExit() bool { return true }
+
 // NamesResource reports how the authority rules in force name resource
 // (runtime.ResourceNamer).
 func (slot) NamesResource(name string) runtime.Naming {

@@ -192,6 +192,12 @@ func (ck *checker) Exit(c *runtime.Call) {
 	}
 }
 
+// SkipsExit: an admitted call gives back only thread tokens, and what
+// dry-run gates must forget.
+func (ck *checker) SkipsExit() bool {
+	return !ck.hasGates || (!ck.hasThreadGates && !ck.hasDryGates)
+}
+
 // NamesResource reports how the flow rules in force name resource
 // (runtime.ResourceNamer): exactly, as a rule's resource or a Relate
 // rule's refResource (whose statistics the rule reads), or by pattern.

@@ -134,6 +134,9 @@ func (k *checker) Exit(c *runtime.Call) {
 	}
 }
 
+// SkipsExit: without thread-grade rules a call takes nothing to give back.
+func (k *checker) SkipsExit() bool { return !k.hasThread }
+
 // release gives back the thread-grade counts taken by the first n rules.
 func (k *checker) release(c *runtime.Call, n int) {
 	if !k.hasThread {
