@@ -231,8 +231,9 @@ type boundChain struct {
 	// ExitSkippers with nothing to do.
 	exits     []Checker
 	needsArgs bool
-	// inline and inlineExits hold the checkers of a short chain, next to
-	// gen, so that a call reads its chain from one place.
+	// inline holds the checkers of a short chain, next to gen, so that a
+	// call reads its chain from two cache lines; inlineExits holds the
+	// exits when they are not a run of them.
 	inline      [4]Checker
 	inlineExits [4]Checker
 }
@@ -257,6 +258,7 @@ func (r *Resource) rebind() *boundChain {
 	}
 	c := &boundChain{gen: gen}
 	c.checkers, c.exits = c.inline[:0], c.inlineExits[:0]
+	var exiting []int // indexes of exits in checkers
 	for _, rs := range *slots.Load() {
 		if rs.slot == nil {
 			continue
@@ -268,10 +270,16 @@ func (r *Resource) rebind() *boundChain {
 		c.checkers = append(c.checkers, ck)
 		if sk, ok := ck.(ExitSkipper); !ok || !sk.SkipsExit() {
 			c.exits = append(c.exits, ck)
+			exiting = append(exiting, len(c.checkers)-1)
 		}
 		if ar, ok := ck.(ArgsReader); ok && ar.NeedsArgs() {
 			c.needsArgs = true
 		}
+	}
+	if n := len(exiting); n > 0 && exiting[n-1]-exiting[0] == n-1 {
+		// The exits are a run of the checkers (rule slots that take
+		// nothing come first): read them from the same place.
+		c.exits = c.checkers[exiting[0] : exiting[n-1]+1]
 	}
 	r.bound.Store(c)
 	return c

@@ -27,24 +27,25 @@ const (
 
 // boundRule is one rule bound to one resource.
 type boundRule struct {
-	// What every call reads comes first, in one cache line.
+	// What a call checking a QPS gate reads comes first: with the
+	// checker's slice header, one cache line.
 
 	// cluster counts a cluster rule across instances (cluster.go); nil
 	// for local rules and while no ClusterChecker is set.
 	cluster ClusterChecker
-	kind    ruleKind
-	app     appKind
-	// dry is a dry-run rule: it admits the calls it refuses (dryrun.go).
-	dry   bool
-	grade Grade
-	limit int64
-	// single is state's gate for every call of a gate rule that limits
-	// one node ("default" or a named origin), and passes its window for
-	// a QPS rule: kept here, they are one load from the rule instead of
-	// three or four.
-	single *gate
+	// passes is the gate's window of a QPS gate rule that limits one node
+	// ("default" or a named origin): one load from the rule.
 	passes *stat.Window
+	limit  int64
+	kind   ruleKind
+	app    appKind
+	// dry is a dry-run rule: it admits the calls it refuses (dryrun.go).
+	dry bool
 
+	grade Grade
+	// single is state's gate for every call of a gate rule that limits
+	// one node.
+	single   *gate
 	rule     *Rule
 	strategy Strategy
 	origin   string   // appOrigin: the origin limited
@@ -183,10 +184,10 @@ func (br *boundRule) passLocal(c *runtime.Call, acquire int64) bool {
 		// A gate counts at the call's start, the time release gives a
 		// refused call's pass back at, whatever waits came in between.
 		now := c.StartMillis()
+		if br.passes != nil {
+			return br.passes.TryAdd(now, stat.Pass, acquire, br.limit)
+		}
 		if br.grade == GradeQPS {
-			if br.passes != nil {
-				return br.passes.TryAdd(now, stat.Pass, acquire, br.limit)
-			}
 			return br.gate(c, now).tryPass(now, acquire, br.limit)
 		}
 		var inFlight int64
