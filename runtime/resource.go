@@ -286,7 +286,14 @@ func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode
 // and the first learns so before the later one counts any call.
 func (r *Resource) newDefaultNode() *DefaultNode {
 	if r.sharing == nil {
-		r.sharing = &DefaultNode{Node: stat.NewSharingNode(r.cluster.Node), resource: r}
+		// The node and its statistics in one allocation: calls read both.
+		both := &struct {
+			s stat.Node
+			d DefaultNode
+		}{}
+		both.s.ShareWith(r.cluster.Node)
+		both.d.Node, both.d.resource = &both.s, r
+		r.sharing = &both.d
 		return r.sharing
 	}
 	n := &DefaultNode{Node: stat.NewNode(false), resource: r}

@@ -35,13 +35,13 @@ type Node struct {
 	// second is the window rule checks read: the node's own, or, for a
 	// node made with NewSharingNode, its base's until CountApart
 	// (share.go).
-	second  atomic.Pointer[Window]
-	threads []paddedInt // nil for a sharing node (share.go)
+	second atomic.Pointer[Window]
 	// base is NewSharingNode's base, nil for other nodes; apart lists the
 	// nodes counting base's other calls (CountApart).
-	base   *Node
-	minute *Window // nil without history
-	apart  atomic.Pointer[[]*Node]
+	base    *Node
+	threads []paddedInt // nil for a sharing node (share.go)
+	minute  *Window     // nil without history
+	apart   atomic.Pointer[[]*Node]
 }
 
 type paddedInt struct {

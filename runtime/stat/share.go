@@ -32,9 +32,17 @@ package stat
 // NewSharingNode returns a node without history that counts on base until
 // CountApart. Calls count on it with the Pair methods only.
 func NewSharingNode(base *Node) *Node {
-	n := &Node{base: base}
-	n.second.Store(base.second.Load())
+	n := &Node{}
+	n.ShareWith(base)
 	return n
+}
+
+// ShareWith makes the zero node n a sharing node of base, as
+// NewSharingNode does, for a caller that allocates n within its own
+// struct: calls then read both from one place.
+func (n *Node) ShareWith(base *Node) {
+	n.base = base
+	n.second.Store(base.second.Load())
 }
 
 // Shares reports whether n still counts in its base's window.
