@@ -112,18 +112,20 @@ func (b *bucket) minRT() int64 {
 // current one (the replaced bucket is unreachable, so nothing is counted
 // twice).
 type Window struct {
-	buckets     []atomic.Pointer[bucket] // first: what every call reads
+	// What every call reads comes first, in one cache line.
+	buckets     []atomic.Pointer[bucket]
 	lenMs       int64
-	intervalMs  int64
 	sampleCount int
 	stripes     int
+	// reservedUntil is the start of the latest bucket Reserve counted in
+	// (occupy.go); 0 when nothing was ever reserved.
+	reservedUntil atomic.Int64
+
+	intervalMs int64
 	// history, when set, receives each bucket as it is retired (see
 	// retire): a node keeps its minute of history that way, so calls write
 	// one window, not two.
 	history *Window
-	// reservedUntil is the start of the latest bucket Reserve counted in
-	// (occupy.go); 0 when nothing was ever reserved.
-	reservedUntil atomic.Int64
 }
 
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
