@@ -303,7 +303,8 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 	c.node = r.node(c.sc, c.parent)
 	c.start = clock.Millis()
 
-	for i, ck := range chain.checkers {
+	checkers := chain.checkers()
+	for i, ck := range checkers {
 		if b := ck.Check(c); b != nil {
 			if b == passNow {
 				if i >= 255 {
@@ -313,7 +314,7 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 				break
 			}
 			c.err = b
-			for _, prev := range chain.checkers[:i] {
+			for _, prev := range checkers[:i] {
 				prev.Exit(c)
 			}
 			now := c.NowMillis()
@@ -368,7 +369,7 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 		e.exitSlow()
 		return
 	}
-	for _, ck := range c.chain.exits {
+	for _, ck := range c.chain.exits() {
 		ck.Exit(c)
 	}
 }
@@ -382,7 +383,7 @@ func (e *SentinelEntry) exitSlow() {
 		exitAfterReload(c)
 		return
 	}
-	for _, ck := range c.chain.checkers[:e.checked] {
+	for _, ck := range c.chain.checkers()[:e.checked] {
 		ck.Exit(c)
 	}
 }

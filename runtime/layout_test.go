@@ -14,3 +14,12 @@ import (
 func TestEntryFitsItsSizeClass(t *testing.T) {
 	assert.LessOrEqual(t, unsafe.Sizeof(SentinelEntry{}), uintptr(128))
 }
+
+// A call reads its chain (up to three Checkers) from one cache line: the
+// fields it reads are in the first 64 bytes of a 128-byte object, and
+// objects of that size class start on a line.
+func TestAShortChainIsOneCacheLine(t *testing.T) {
+	var c boundChain
+	assert.Equal(t, uintptr(128), unsafe.Sizeof(c))
+	assert.Equal(t, uintptr(64), unsafe.Offsetof(c.long), "gen, n, the exit run and short fill the first line")
+}

@@ -101,12 +101,12 @@ type ExitsOnCurrentRules interface {
 // Checkers bound at entry, except those that exit on the current rules,
 // then those of the current chain that do.
 func exitAfterReload(c *Call) {
-	for _, ck := range c.chain.checkers {
+	for _, ck := range c.chain.checkers() {
 		if _, current := ck.(ExitsOnCurrentRules); !current {
 			ck.Exit(c)
 		}
 	}
-	for _, ck := range c.res.chain().checkers {
+	for _, ck := range c.res.chain().checkers() {
 		if _, current := ck.(ExitsOnCurrentRules); current {
 			ck.Exit(c)
 		}
@@ -223,19 +223,40 @@ func Slots() []SlotInfo {
 // after publishing a new rule set.
 func RulesChanged() { generation.Add(1) }
 
-// boundChain is the chain bound to one resource at one generation.
+// boundChain is the chain bound to one resource at one generation. What a
+// call reads of a chain of up to three Checkers is in its first 64 bytes,
+// and a boundChain takes 128, a size class whose objects start on a cache
+// line: one line per call, which matters when many resources take turns.
 type boundChain struct {
-	gen      uint64
-	checkers []Checker
-	// exits are the checkers an admitted call exits: those that are not
-	// ExitSkippers with nothing to do.
-	exits     []Checker
-	needsArgs bool
-	// inline holds the checkers of a short chain, next to gen, so that a
-	// call reads its chain from two cache lines; inlineExits holds the
-	// exits when they are not a run of them.
-	inline      [4]Checker
-	inlineExits [4]Checker
+	gen uint64
+	n   int32 // Checkers in the chain
+	// exits, the Checkers an admitted call exits (those that are not
+	// ExitSkippers with nothing to do), are checkers()[exitLo:exitHi]
+	// when exitsRun, else exitList.
+	exitLo, exitHi uint8
+	exitsRun       bool
+	needsArgs      bool
+	short          [3]Checker // a chain of up to three
+
+	long     []Checker // a longer chain
+	exitList []Checker
+	_        [16]byte // to 128 bytes
+}
+
+// checkers are the chain's Checkers, in order.
+func (c *boundChain) checkers() []Checker {
+	if c.n <= int32(len(c.short)) {
+		return c.short[:c.n]
+	}
+	return c.long
+}
+
+// exits are the Checkers an admitted call exits, in order.
+func (c *boundChain) exits() []Checker {
+	if c.exitsRun {
+		return c.checkers()[c.exitLo:c.exitHi]
+	}
+	return c.exitList
 }
 
 // chain returns the resource's bound chain, binding it again if slots or
@@ -257,8 +278,8 @@ func (r *Resource) rebind() *boundChain {
 		return c
 	}
 	c := &boundChain{gen: gen}
-	c.checkers, c.exits = c.inline[:0], c.inlineExits[:0]
-	var exiting []int // indexes of exits in checkers
+	var all, exits []Checker
+	var exiting []int // indexes of exits in all
 	for _, rs := range *slots.Load() {
 		if rs.slot == nil {
 			continue
@@ -267,19 +288,29 @@ func (r *Resource) rebind() *boundChain {
 		if ck == nil {
 			continue
 		}
-		c.checkers = append(c.checkers, ck)
+		all = append(all, ck)
 		if sk, ok := ck.(ExitSkipper); !ok || !sk.SkipsExit() {
-			c.exits = append(c.exits, ck)
-			exiting = append(exiting, len(c.checkers)-1)
+			exits = append(exits, ck)
+			exiting = append(exiting, len(all)-1)
 		}
 		if ar, ok := ck.(ArgsReader); ok && ar.NeedsArgs() {
 			c.needsArgs = true
 		}
 	}
-	if n := len(exiting); n > 0 && exiting[n-1]-exiting[0] == n-1 {
+	c.n = int32(len(all))
+	if len(all) <= len(c.short) {
+		copy(c.short[:], all)
+	} else {
+		c.long = all
+	}
+	c.exitList = exits
+	if n := len(exiting); n == 0 {
+		c.exitsRun = true
+	} else if last := exiting[n-1]; last-exiting[0] == n-1 && last < 255 {
 		// The exits are a run of the checkers (rule slots that take
 		// nothing come first): read them from the same place.
-		c.exits = c.checkers[exiting[0] : exiting[n-1]+1]
+		c.exitsRun, c.exitLo, c.exitHi = true, uint8(exiting[0]), uint8(last+1)
+		c.exitList = nil
 	}
 	r.bound.Store(c)
 	return c
