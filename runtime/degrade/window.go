@@ -59,24 +59,26 @@ func newBucket(start int64) *bucket {
 		}{}
 		a.b.cells, b = a.c[:], &a.b
 	case 2:
-		a := &struct {
-			b bucket
-			_ [64 - unsafe.Sizeof(bucket{})]byte
-			c [2]cell
-		}{}
-		a.b.cells, b = a.c[:], &a.b
+		b = paddedBucket(func(c *[2]cell) []cell { return c[:] })
 	case 4:
-		a := &struct {
-			b bucket
-			_ [64 - unsafe.Sizeof(bucket{})]byte
-			c [4]cell
-		}{}
-		a.b.cells, b = a.c[:], &a.b
+		b = paddedBucket(func(c *[4]cell) []cell { return c[:] })
 	default:
 		b = &bucket{cells: make([]cell, stripes)}
 	}
 	b.start = start
 	return b
+}
+
+// paddedBucket allocates a bucket whose header is padded to a cache line,
+// followed by the cells array A, which cells slices.
+func paddedBucket[A any](cells func(*A) []cell) *bucket {
+	a := &struct {
+		b bucket
+		_ [64 - unsafe.Sizeof(bucket{})]byte
+		c A
+	}{}
+	a.b.cells = cells(&a.c)
+	return &a.b
 }
 
 // at returns the bucket for time now, replacing a bucket of an earlier

@@ -67,17 +67,21 @@ func BenchmarkUnaryLoopback(b *testing.B) {
 	}
 }
 
+// originCases are the server interceptor benchmarks' cases: without and
+// with an origin parsed from the call.
+var originCases = []struct {
+	name string
+	opts []sentinelgrpc.ServerOption
+}{
+	{"no-origin", nil},
+	{"origin", []sentinelgrpc.ServerOption{sentinelgrpc.WithOriginParser(benchOrigin)}},
+}
+
 // BenchmarkUnaryServerInterceptor is the server interceptor alone around a
 // handler that does nothing: what it adds to every admitted call, without
 // and with an origin.
 func BenchmarkUnaryServerInterceptor(b *testing.B) {
-	for _, bc := range []struct {
-		name string
-		opts []sentinelgrpc.ServerOption
-	}{
-		{"no-origin", nil},
-		{"origin", []sentinelgrpc.ServerOption{sentinelgrpc.WithOriginParser(benchOrigin)}},
-	} {
+	for _, bc := range originCases {
 		b.Run(bc.name, func(b *testing.B) {
 			method := "/bench.Service/Call-" + bc.name
 			benchRule(b, method)
@@ -99,13 +103,7 @@ func BenchmarkUnaryServerInterceptor(b *testing.B) {
 // around a handler that reads its stream's context: what it adds to every
 // admitted stream, without and with an origin.
 func BenchmarkStreamServerInterceptor(b *testing.B) {
-	for _, bc := range []struct {
-		name string
-		opts []sentinelgrpc.ServerOption
-	}{
-		{"no-origin", nil},
-		{"origin", []sentinelgrpc.ServerOption{sentinelgrpc.WithOriginParser(benchOrigin)}},
-	} {
+	for _, bc := range originCases {
 		b.Run(bc.name, func(b *testing.B) {
 			method := "/bench.Service/Stream-" + bc.name
 			benchRule(b, method)

@@ -62,23 +62,23 @@ func allocBucket(stripes int) *bucket {
 		a.b.cells = a.c[:]
 		return &a.b
 	case 2:
-		a := &struct {
-			b bucket
-			_ [64 - unsafe.Sizeof(bucket{})]byte
-			c [2]cell
-		}{}
-		a.b.cells = a.c[:]
-		return &a.b
+		return paddedBucket(func(c *[2]cell) []cell { return c[:] })
 	case 4:
-		a := &struct {
-			b bucket
-			_ [64 - unsafe.Sizeof(bucket{})]byte
-			c [4]cell
-		}{}
-		a.b.cells = a.c[:]
-		return &a.b
+		return paddedBucket(func(c *[4]cell) []cell { return c[:] })
 	}
 	return &bucket{cells: make([]cell, stripes)}
+}
+
+// paddedBucket allocates a bucket whose header is padded to a cache line,
+// followed by the cells array A, which cells slices.
+func paddedBucket[A any](cells func(*A) []cell) *bucket {
+	a := &struct {
+		b bucket
+		_ [64 - unsafe.Sizeof(bucket{})]byte
+		c A
+	}{}
+	a.b.cells = cells(&a.c)
+	return &a.b
 }
 
 func (b *bucket) sum(ev Event) int64 {
