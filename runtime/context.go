@@ -120,7 +120,7 @@ func contextOf(ctx context.Context) (*sentinelContext, *SentinelEntry) {
 	}
 	switch v := ctx.Value(ctxKey{}).(type) {
 	case *SentinelEntry:
-		return v.call.sc, v
+		return v.call.context(), v
 	case *sentinelContext:
 		return v, nil
 	}

@@ -21,7 +21,7 @@ import (
 type Call struct {
 	res    *Resource
 	ctx    context.Context // the caller's
-	sc     *sentinelContext
+	sc     *sentinelContext // nil in the default context (see context)
 	parent *SentinelEntry
 	node   *DefaultNode
 	chain  *boundChain
@@ -47,10 +47,18 @@ func (c *Call) Name() string { return c.res.name }
 func (c *Call) Context() context.Context { return c.ctx }
 
 // ContextName is the name of the call's Sentinel context.
-func (c *Call) ContextName() string { return c.sc.name }
+func (c *Call) ContextName() string { return c.context().name }
+
+// context is the call's Sentinel context.
+func (c *Call) context() *sentinelContext {
+	if c.sc == nil {
+		return defaultContext
+	}
+	return c.sc
+}
 
 // Origin is the caller's origin from EnterContext, "" when unknown.
-func (c *Call) Origin() string { return c.sc.origin }
+func (c *Call) Origin() string { return c.context().origin }
 
 // Node is the resource's node in the call's context (Java's DefaultNode).
 func (c *Call) Node() *DefaultNode { return c.node }
@@ -62,7 +70,7 @@ func (c *Call) ClusterNode() *ClusterNode { return c.res.cluster }
 // when the origin is unknown. Past the origin caps it is the node that
 // counts every further origin together (see ClusterNode.OriginNode).
 func (c *Call) OriginNode() *stat.Node {
-	if c.sc.origin == "" {
+	if c.sc == nil || c.sc.origin == "" {
 		return nil
 	}
 	e := entryOf(c)
@@ -293,14 +301,23 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 			e.flags |= prioritized
 		}
 	}
-	c.sc, c.parent = contextOf(ctx)
+	// A fresh entry is zero: calls in the default context and outside any
+	// parent store neither, sparing them the pointer writes (and, while
+	// the GC marks, their write barriers).
+	sc, parent := contextOf(ctx)
+	if sc != defaultContext {
+		c.sc = sc
+	}
+	if parent != nil {
+		c.parent = parent
+	}
 	if disabled.Load() {
 		return e, nil // switched off: unchecked and uncounted, as Java's entry without a chain
 	}
 
 	chain := r.chain()
 	c.chain = chain
-	c.node = r.node(c.sc, c.parent)
+	c.node = r.node(sc, parent)
 	c.start = clock.Millis()
 
 	checkers := chain.checkers()

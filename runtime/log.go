@@ -68,7 +68,7 @@ func CountDryRunBlock(c *Call, t BlockType, rule Rule) {
 // the origin caps are logged as OverflowOrigin, as the node tables count
 // them.
 func callOrigin(c *Call) string {
-	origin := c.sc.origin
+	origin := c.Origin()
 	if origin != "" && c.res.cluster.IsOverflow(c.OriginNode()) {
 		origin = OverflowOrigin
 	}

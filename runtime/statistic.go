@@ -14,7 +14,7 @@ func recordPass(c *Call, now int64) {
 	entryOf(c).stripe = uint8(t.Stripe())
 	n := int64(c.batch)
 	t.PassPair(c.node.Node, c.res.clusterStat, n)
-	if c.sc.origin != "" { // most calls have none: spare the call
+	if c.sc != nil && c.sc.origin != "" { // most calls have none: spare the call
 		if o := c.OriginNode(); o != nil {
 			t.Pass(o, n)
 		}
@@ -29,7 +29,7 @@ func recordBlock(c *Call, now int64) {
 	n := int64(c.batch)
 	c.res.countBlock(c.BlockError().blockType, n)
 	t.BlockPair(c.node.Node, c.res.clusterStat, n)
-	if c.sc.origin != "" { // most calls have none: spare the call
+	if c.sc != nil && c.sc.origin != "" { // most calls have none: spare the call
 		if o := c.OriginNode(); o != nil {
 			t.Block(o, n)
 		}
@@ -45,7 +45,7 @@ func recordCompletion(c *Call, now int64) {
 	rt := max(now-c.start, 0)
 	failed := c.Err() != nil
 	t.CompletePair(c.node.Node, c.res.clusterStat, rt, n, failed)
-	if c.sc.origin != "" { // most calls have none: spare the call
+	if c.sc != nil && c.sc.origin != "" { // most calls have none: spare the call
 		if o := c.OriginNode(); o != nil {
 			t.Complete(o, rt, n, failed)
 		}
