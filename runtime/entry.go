@@ -20,7 +20,7 @@ import (
 // allocation costs in proportion to its bytes.
 type Call struct {
 	res    *Resource
-	ctx    context.Context // the caller's
+	ctx    context.Context  // the caller's
 	sc     *sentinelContext // nil in the default context (see context)
 	parent *SentinelEntry
 	node   *DefaultNode
