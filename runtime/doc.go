@@ -106,14 +106,15 @@
 //     filled from the second window's retired buckets rather than written
 //     by every call (stat.Node.History).
 //   - While a resource is called in one context only, its DefaultNode in
-//     that context counts in the ClusterNode's window and thread count,
-//     which hold the same calls, so a call writes them once (Java writes
-//     both). When a second context calls the resource, the first node
-//     gets a window of its own, seeded with what the shared one holds; its
-//     thread count stays the ClusterNode's less the other contexts' nodes',
-//     so it is exact across the split. A call counted in the microseconds
-//     of that split may be counted twice in the first node's window, never
-//     lost from it.
+//     that context counts in the ClusterNode's window, which holds the
+//     same calls, so a call writes it once (Java writes both). When a
+//     second context calls the resource, the first node gets a window of
+//     its own, seeded with what the shared one holds. A call in flight is
+//     counted once, on its DefaultNode, and the ClusterNode's calls in
+//     flight are the sum of its DefaultNodes', so no node's count is ever
+//     negative or holds another context's calls. A call counted in the
+//     microseconds of that split may be counted twice in the first node's
+//     window, never lost from it.
 //   - Counters are striped by processor, so parallel callers do not contend
 //     on shared cache lines, and no count is lost when a bucket is renewed
 //     under concurrent writers (Java's reset can lose counts).

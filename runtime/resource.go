@@ -281,9 +281,10 @@ func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode
 }
 
 // newDefaultNode returns a node for a context new to the resource; r.mu is
-// held. The first shares the ClusterNode's window and thread count, which
-// count the same calls (stat.NewSharingNode); each later one counts apart,
-// and the first learns so before the later one counts any call.
+// held. The first shares the ClusterNode's window, which counts the same
+// calls (stat.NewSharingNode); each later one counts apart, and the first
+// learns so before the later one counts any call. Each counts its calls
+// in flight, and the ClusterNode sums theirs.
 func (r *Resource) newDefaultNode() *DefaultNode {
 	if r.sharing == nil {
 		// The node and its statistics in one allocation: calls read both.

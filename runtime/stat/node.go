@@ -36,12 +36,14 @@ type Node struct {
 	// node made with NewSharingNode, its base's until CountApart
 	// (share.go).
 	second atomic.Pointer[Window]
-	// base is NewSharingNode's base, nil for other nodes; apart lists the
-	// nodes counting base's other calls (CountApart).
+	// base is NewSharingNode's base, nil for other nodes. parts lists,
+	// on a base, the nodes whose calls in flight are also its own
+	// (share.go); inBase marks such a node.
 	base    *Node
-	threads []paddedInt // nil for a sharing node (share.go)
-	minute  *Window     // nil without history
-	apart   atomic.Pointer[[]*Node]
+	threads []paddedInt
+	minute  *Window // nil without history
+	parts   atomic.Pointer[[]*Node]
+	inBase  bool
 }
 
 type paddedInt struct {
@@ -216,12 +218,14 @@ func (t *Tick) complete(w *Window, rt, count int64, failed bool) {
 
 // Threads is the number of calls in flight (Java's curThreadNum).
 func (n *Node) Threads() int64 {
-	if n.base != nil {
-		return n.sharedThreads()
-	}
 	var t int64
 	for i := range n.threads {
 		t += n.threads[i].v.Load()
+	}
+	if p := n.parts.Load(); p != nil {
+		for _, o := range *p {
+			t += o.Threads()
+		}
 	}
 	return t
 }

@@ -13,10 +13,12 @@ package stat
 //   - the first time, the sharing node's window splits from its base's:
 //     it gets a window of its own, seeded with what the shared one holds,
 //     and from then on the Pair methods count in both windows;
-//   - its threads stay derived, always: the base's calls in flight minus
-//     those of the nodes counting apart. That is exact whenever no call
-//     is midway, across a split too, so no call in flight when a second
-//     context appears is ever lost or counted twice.
+//   - threads are counted once, always, on the node the call is in: the
+//     base's calls in flight are the sum of its parts' (the sharing node
+//     and the nodes counting apart). Every counter only holds calls that
+//     are in flight, so no read is ever negative or counts another
+//     context's call, and no call in flight across a split is lost or
+//     counted twice.
 //
 // A split races the calls counting meanwhile. Each Pair method counts on
 // the base first, then reads which window the node has: a count the seed
@@ -25,9 +27,9 @@ package stat
 // is lost; a call counted within the few microseconds of a split may be
 // counted twice in the node's window, never in its base's.
 //
-// Reading a sharing node's threads sums the nodes counting apart, so it
-// costs in proportion to the contexts that call the resource; the counts
-// calls write stay one per node.
+// Reading the base's threads sums its parts, so it costs in proportion to
+// the contexts that call the resource; the counts calls write stay one
+// per node.
 
 // NewSharingNode returns a node without history that counts on base until
 // CountApart. Calls count on it with the Pair methods only.
@@ -42,7 +44,26 @@ func NewSharingNode(base *Node) *Node {
 // struct: calls then read both from one place.
 func (n *Node) ShareWith(base *Node) {
 	n.base = base
+	n.threads = make([]paddedInt, stripeCount)
 	n.second.Store(base.second.Load())
+	base.addPart(n)
+}
+
+// addPart makes the calls in flight of p, which counts with the Pair
+// methods on n, part of n's.
+func (n *Node) addPart(p *Node) {
+	p.inBase = true
+	for {
+		old := n.parts.Load()
+		var list []*Node
+		if old != nil {
+			list = *old
+		}
+		list = append(list[:len(list):len(list)], p)
+		if n.parts.CompareAndSwap(old, &list) {
+			return
+		}
+	}
 }
 
 // Shares reports whether n still counts in its base's window.
@@ -54,17 +75,13 @@ func (n *Node) Shares() bool {
 // Pass, Block and Complete alongside n's base, counts calls of the base
 // that are not n's. The first CountApart splits n's window from its
 // base's. Callers serialise CountApart calls on one node, and make them
-// before other counts its first call.
+// before other counts its first call; from then on other's calls in
+// flight count on other alone, and base sums them.
 func (n *Node) CountApart(other *Node) {
 	if n.base == nil {
 		return
 	}
-	var list []*Node
-	if p := n.apart.Load(); p != nil {
-		list = *p
-	}
-	list = append(list[:len(list):len(list)], other)
-	n.apart.Store(&list)
+	n.base.addPart(other)
 	if !n.Shares() {
 		return
 	}
@@ -77,28 +94,17 @@ func (n *Node) CountApart(other *Node) {
 	own.seed(shared)
 }
 
-// sharedThreads is a sharing node's calls in flight: its base's, less
-// those of the nodes counting apart.
-func (n *Node) sharedThreads() int64 {
-	t := n.base.Threads()
-	if p := n.apart.Load(); p != nil {
-		for _, o := range *p {
-			t -= o.Threads()
-		}
-	}
-	return t
-}
-
 // PassPair counts count admitted calls on n and on its base, once where
 // they share. n may also be a node that does not share (NewNode): then it
-// counts on each.
+// counts on each, its calls in flight on n alone once CountApart made n
+// part of base.
 func (t *Tick) PassPair(n, base *Node, count int64) {
 	bw := base.second.Load()
-	base.threads[t.stripe].v.Add(1)
-	t.add(bw, Pass, count)
-	if n.base == nil {
-		n.threads[t.stripe].v.Add(1)
+	n.threads[t.stripe].v.Add(1)
+	if !n.inBase {
+		base.threads[t.stripe].v.Add(1)
 	}
+	t.add(bw, Pass, count)
 	if w := n.second.Load(); w != bw {
 		t.add(w, Pass, count)
 	}
@@ -118,11 +124,11 @@ func (t *Tick) BlockPair(n, base *Node, count int64) {
 func (t *Tick) CompletePair(n, base *Node, rt, count int64, failed bool) {
 	bw := base.second.Load()
 	t.complete(bw, rt, count, failed)
-	base.threads[t.stripe].v.Add(-1)
 	if w := n.second.Load(); w != bw {
 		t.complete(w, rt, count, failed)
 	}
-	if n.base == nil {
-		n.threads[t.stripe].v.Add(-1)
+	if !n.inBase {
+		base.threads[t.stripe].v.Add(-1)
 	}
+	n.threads[t.stripe].v.Add(-1)
 }
