@@ -43,3 +43,29 @@ func TestSplitNodeThreadsStayZeroWhileAnotherContextIsBusy(t *testing.T) {
 	assert.GreaterOrEqual(t, low, int64(0), "a node's calls in flight never read negative")
 	assert.Equal(t, int64(0), high, "another context's calls are not this node's")
 }
+
+// The base's calls in flight are its parts' (the sharing node and the
+// nodes counting apart), and a node paired without CountApart still
+// counts on the base too.
+func TestBaseThreadsAreItsPartsAcrossASplit(t *testing.T) {
+	base := NewNode(true)
+	n := NewSharingNode(base)
+	tk := TickAt(t0 + 100)
+	tk.PassPair(n, base, 1) // in flight across the split
+	other := NewNode(false)
+	n.CountApart(other)
+	tk.PassPair(other, base, 1)
+	loose := NewNode(false)
+	tk.PassPair(loose, base, 1)
+	assert.EqualValues(t, 1, n.Threads())
+	assert.EqualValues(t, 1, other.Threads())
+	assert.EqualValues(t, 1, loose.Threads())
+	assert.EqualValues(t, 3, base.Threads())
+
+	tk.CompletePair(n, base, 1, 1, false)
+	tk.CompletePair(other, base, 1, 1, false)
+	tk.CompletePair(loose, base, 1, 1, false)
+	for _, node := range []*Node{n, other, loose, base} {
+		assert.EqualValues(t, 0, node.Threads())
+	}
+}
