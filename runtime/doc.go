@@ -112,9 +112,11 @@
 //     its own, seeded with what the shared one holds. A call in flight is
 //     counted once, on its DefaultNode, and the ClusterNode's calls in
 //     flight are the sum of its DefaultNodes', so no node's count is ever
-//     negative or holds another context's calls. A call counted in the
-//     microseconds of that split may be counted twice in the first node's
-//     window, never lost from it.
+//     negative or holds another context's calls; reading it costs one
+//     counter per context that called the resource, which a thread-grade
+//     flow rule pays on every check. A call counted in the microseconds of
+//     that split may be counted twice in the first node's window, never
+//     lost from it.
 //   - Counters are striped by processor, so parallel callers do not contend
 //     on shared cache lines, and no count is lost when a bucket is renewed
 //     under concurrent writers (Java's reset can lose counts).
