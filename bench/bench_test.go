@@ -135,8 +135,7 @@ func BenchmarkEntryExitNoRules(b *testing.B) { benchEntryExit(b, resNoRules) }
 
 func BenchmarkEntryExitNoRulesParallel(b *testing.B) { benchEntryExitParallel(b, resNoRulesParallel) }
 
-// One admitting Direct Reject QPS rule: the target is at most 0.6x
-// BenchmarkRateAllow and at most one allocation.
+// One admitting Direct Reject QPS rule, at most one allocation.
 func BenchmarkEntryExitFlowQPS(b *testing.B) {
 	loadFlowRules(b)
 	benchEntryExit(b, resFlow)

@@ -8,8 +8,8 @@ import (
 )
 
 // The circuit-breaker cases: a closed runtime/degrade breaker alone, and
-// with one admitting flow rule on the same resource (the full
-// target: <= 0.6x BenchmarkRateAllow, <= 1 allocation), to be read against
+// with one admitting flow rule on the same resource (the full target: at
+// most 1.5x BenchmarkRateAllow and one allocation), to be read against
 // BenchmarkGobreakerExecute.
 const (
 	resBreaker             = "bench-breaker"

@@ -2,12 +2,12 @@
 // of the runtime's performance targets, run in one process so that the
 // figures are comparable:
 //
-//	go test ./bench -run x -bench . -benchmem -count 5
+//	go test ./bench -run x -bench . -benchmem -count 8
 //
 // Each case runs serially and under b.RunParallel:
 //
 //   - RateAllow: golang.org/x/time/rate Limiter.Allow with a limit it never
-//     reaches, the yardstick (about 100 ns on 2-core VMs);
+//     reaches, the yardstick (about 90 ns on 2-core VMs);
 //
 //   - GobreakerExecute: github.com/sony/gobreaker/v2 Execute of a call that
 //     succeeds (a closed breaker);
@@ -15,13 +15,15 @@
 //   - EntryExitNoRules: runtime.Entry + Exit of a resource without rules;
 //
 //   - EntryExitFlowQPS: runtime.Entry + Exit with one admitting Direct
-//     Reject QPS flow rule. Target: at most 0.6x RateAllow, at most one
-//     allocation (the entry).
+//     Reject QPS flow rule, at most one allocation (the entry).
 //
 //   - EntryExitBreaker and EntryExitFlowQPSAndBreaker (degrade_test.go): a
 //     closed runtime/degrade breaker alone, and with the flow rule on the
-//     same resource, the full target, to be read against
-//     GobreakerExecute;
+//     same resource, the full target (at most 1.5x RateAllow, one
+//     allocation), to be read against GobreakerExecute;
+//
+//   - Scale* (scale_test.go): the full target as resources (called round
+//     robin), rules per resource and goroutines grow;
 //
 //   - AllocEntrySized (alloc_test.go): allocating one object of the entry's
 //     size class, the floor of any Entry+Exit, which allocates once (the
