@@ -315,9 +315,19 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 		return e, nil // switched off: unchecked and uncounted, as Java's entry without a chain
 	}
 
-	chain := r.chain()
+	chain := r.bound.Load() // r.chain(), inlined
+	if chain.gen != generation.Load() {
+		chain = r.rebind()
+	}
 	c.chain = chain
-	c.node = r.node(sc, parent)
+	var node *DefaultNode
+	if sc.entrance == defaultEntrance {
+		node = r.defaultNode.Load() // r.node's common case, inlined
+	}
+	if node == nil {
+		node = r.node(sc, parent)
+	}
+	c.node = node
 	c.start = clock.Millis()
 
 	checkers := chain.checkers()

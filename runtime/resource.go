@@ -183,6 +183,7 @@ func resourceNamed(name string, declared bool) *Resource {
 func newResource(name string) *Resource {
 	r := &Resource{name: name, cluster: newClusterNode(name)}
 	r.clusterStat = r.cluster.Node
+	r.bound.Store(unbound)
 	r.setSpec(&ResourceSpec{Name: name})
 	r.nodes = capmap.New[*EntranceNode, *DefaultNode](capmap.Limits{
 		Entries: MaxContexts + 2, // every context, the default and the overflow included
@@ -255,6 +256,11 @@ func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode
 	} else if n, ok := r.nodes.Load(sc.entrance); ok {
 		return n
 	}
+	return r.newNode(sc, parent)
+}
+
+// newNode is node for a context the resource has no node in yet.
+func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry) *DefaultNode {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var n *DefaultNode

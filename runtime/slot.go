@@ -262,11 +262,15 @@ func (c *boundChain) exits() []Checker {
 // chain returns the resource's bound chain, binding it again if slots or
 // rules changed since it was bound.
 func (r *Resource) chain() *boundChain {
-	if c := r.bound.Load(); c != nil && c.gen == generation.Load() {
+	if c := r.bound.Load(); c.gen == generation.Load() {
 		return c
 	}
 	return r.rebind()
 }
+
+// unbound is every resource's chain until its first call binds one: its
+// generation is never reached, so chain needs no nil check.
+var unbound = &boundChain{gen: ^uint64(0)}
 
 func (r *Resource) rebind() *boundChain {
 	r.mu.Lock()

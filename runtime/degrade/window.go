@@ -81,13 +81,11 @@ func paddedBucket[A any](cells func(*A) []cell) *bucket {
 	return &a.b
 }
 
-// at returns the bucket for time now, replacing a bucket of an earlier
-// interval. A bucket of a later interval (the clock went back) is kept, so
-// counts land in the newest interval rather than resetting it.
-func (w *window) at(now int64) *bucket {
-	if b := w.cur.Load(); b != nil && now >= b.start && now-b.start < w.interval {
-		return b // the common case, without a division
-	}
+// renew returns the bucket for time now when the current one is not,
+// replacing a bucket of an earlier interval. A bucket of a later interval
+// (the clock went back) is kept, so counts land in the newest interval
+// rather than resetting it.
+func (w *window) renew(now int64) *bucket {
 	start := w.start(now)
 	for {
 		b := w.cur.Load()
@@ -108,7 +106,10 @@ func (w *window) at(now int64) *bucket {
 // one lowers a ratio and leaves a count), so only the completion that
 // brings the bucket to minRequests and bad completions after it check.
 func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCount int64) {
-	b := w.at(now)
+	b := w.cur.Load() // the common case, without a division
+	if b == nil || now < b.start || now-b.start >= w.interval {
+		b = w.renew(now)
+	}
 	if bad {
 		b.bad.Add(1)
 	}

@@ -212,6 +212,14 @@ type position struct {
 // one. When the slot holds a newer bucket (the clock went back), that bucket
 // is returned: the count lands in the newest slice rather than being lost.
 func (w *Window) current(slot *atomic.Pointer[bucket], start int64) *bucket {
+	if b := slot.Load(); b != nil && b.start >= start {
+		return b // the common case, inlined
+	}
+	return w.renew(slot, start)
+}
+
+// renew is current past its common case: it replaces a stale bucket.
+func (w *Window) renew(slot *atomic.Pointer[bucket], start int64) *bucket {
 	for {
 		b := slot.Load()
 		if b != nil && b.start >= start {
@@ -355,7 +363,10 @@ func (w *Window) AddCompletion(now, rt, n int64, failed bool) {
 
 func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int, rt, n int64, failed bool) {
 	for {
-		b := w.current(slot, start)
+		b := slot.Load() // current's common case, inlined
+		if b == nil || b.start < start {
+			b = w.renew(slot, start)
+		}
 		c := &b.cells[s]
 		c.counts[Success].Add(n)
 		c.counts[RT].Add(rt)
@@ -397,7 +408,10 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	idx, start := w.locate(now)
 	slot := &w.buckets[idx]
 	for {
-		b := w.current(slot, start)
+		b := slot.Load() // current's common case, inlined
+		if b == nil || b.start < start {
+			b = w.renew(slot, start)
+		}
 		// The window's other buckets, by position, walking the ring
 		// back from now's slot: no scan of the future slots of an
 		// occupiable ring, and no division.
