@@ -25,11 +25,24 @@ type window struct {
 	cur         atomic.Pointer[bucket]
 }
 
+// bucket is one interval's counts: a header, followed in the same
+// allocation by its striped cells (newBucket). It holds no Go pointer, so
+// the garbage collector never scans one, and a cell's address is the
+// bucket's plus an offset.
 type bucket struct {
 	start int64
 	bad   atomic.Int64
 	early atomic.Int64 // completions while the bucket held fewer than minRequests
-	cells []cell       // completions after that, striped by processor
+	n     int32        // cells: completions after that, striped by processor
+	off   int32        // the first cell's offset from the bucket's address
+}
+
+// cell returns cell s, which must be below b.n.
+func (b *bucket) cell(s int) *cell {
+	if uint(s) >= uint(b.n) {
+		panic("degrade: cell index out of range")
+	}
+	return (*cell)(unsafe.Add(unsafe.Pointer(b), uintptr(b.off)+uintptr(s)*unsafe.Sizeof(cell{})))
 }
 
 type cell struct {
@@ -48,6 +61,7 @@ func (w *window) start(now int64) int64 {
 // newBucket allocates a bucket and its cells together. With more than one
 // cell the header is padded to a cache line: objects of these sizes start
 // at multiples of their size, so each cell keeps a line of its own.
+// Stripes are a power of two, at most 16 (stat.Stripes).
 func newBucket(start int64) *bucket {
 	var b *bucket
 	switch stripes {
@@ -57,27 +71,29 @@ func newBucket(start int64) *bucket {
 			b bucket
 			c [1]cell
 		}{}
-		a.b.cells, b = a.c[:], &a.b
+		a.b.n, a.b.off, b = 1, int32(unsafe.Offsetof(a.c)), &a.b
 	case 2:
-		b = paddedBucket(func(c *[2]cell) []cell { return c[:] })
+		b = paddedBucket[[2]cell](2)
 	case 4:
-		b = paddedBucket(func(c *[4]cell) []cell { return c[:] })
+		b = paddedBucket[[4]cell](4)
+	case 8:
+		b = paddedBucket[[8]cell](8)
 	default:
-		b = &bucket{cells: make([]cell, stripes)}
+		b = paddedBucket[[16]cell](16)
 	}
 	b.start = start
 	return b
 }
 
 // paddedBucket allocates a bucket whose header is padded to a cache line,
-// followed by the cells array A, which cells slices.
-func paddedBucket[A any](cells func(*A) []cell) *bucket {
+// followed by the n cells of A.
+func paddedBucket[A any](n int32) *bucket {
 	a := &struct {
 		b bucket
 		_ [64 - unsafe.Sizeof(bucket{})]byte
 		c A
 	}{}
-	a.b.cells = cells(&a.c)
+	a.b.n, a.b.off = n, int32(unsafe.Offsetof(a.c))
 	return &a.b
 }
 
@@ -120,15 +136,15 @@ func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCou
 		}
 		check = n == w.minRequests || bad
 	} else {
-		b.cells[stripe&(stripes-1)].n.Add(1)
+		b.cell(stripe & (stripes - 1)).n.Add(1)
 		check = bad
 	}
 	if !check {
 		return false, 0, 0
 	}
 	total = b.early.Load()
-	for i := range b.cells {
-		total += b.cells[i].n.Load()
+	for i := range int(b.n) {
+		total += b.cell(i).n.Load()
 	}
 	return true, total, b.bad.Load()
 }

@@ -30,19 +30,33 @@ type cell struct {
 	_      [16]byte
 }
 
-// bucket holds the counts of one time slice. Its start never changes: a
+// bucket holds the counts of one time slice: a header, followed in the
+// same allocation by its cells (allocBucket). Its start never changes: a
 // stale bucket is replaced, not reset, so a writer that raced the
 // replacement can tell (see Window.Add).
+//
+// A bucket holds no Go pointer, so the garbage collector never scans one,
+// and a cell's address is the bucket's plus an offset: reading a count
+// waits for no other load.
 type bucket struct {
 	start int64
-	cells []cell
+	n     int32 // cells
+	off   int32 // the first cell's offset from the bucket's address
+}
+
+// cell returns cell s, which must be below b.n.
+func (b *bucket) cell(s int) *cell {
+	if uint(s) >= uint(b.n) {
+		panic("stat: cell index out of range")
+	}
+	return (*cell)(unsafe.Add(unsafe.Pointer(b), uintptr(b.off)+uintptr(s)*unsafe.Sizeof(cell{})))
 }
 
 func newBucket(start int64, stripes int) *bucket {
 	b := allocBucket(stripes)
 	b.start = start
-	for i := range b.cells {
-		b.cells[i].minRT.Store(DefaultMaxRT)
+	for i := range int(b.n) {
+		b.cell(i).minRT.Store(DefaultMaxRT)
 	}
 	return b
 }
@@ -51,6 +65,7 @@ func newBucket(start int64, stripes int) *bucket {
 // counts sit next to the bucket's start it compares. With more than one
 // cell the header is padded to a cache line: objects of these sizes start
 // at multiples of their size, so each cell keeps a line of its own.
+// Stripes are a power of two, at most maxStripes.
 func allocBucket(stripes int) *bucket {
 	switch stripes {
 	case 1:
@@ -59,40 +74,42 @@ func allocBucket(stripes int) *bucket {
 			b bucket
 			c [1]cell
 		}{}
-		a.b.cells = a.c[:]
+		a.b.n, a.b.off = 1, int32(unsafe.Offsetof(a.c))
 		return &a.b
 	case 2:
-		return paddedBucket(func(c *[2]cell) []cell { return c[:] })
+		return paddedBucket[[2]cell](2)
 	case 4:
-		return paddedBucket(func(c *[4]cell) []cell { return c[:] })
+		return paddedBucket[[4]cell](4)
+	case 8:
+		return paddedBucket[[8]cell](8)
 	}
-	return &bucket{cells: make([]cell, stripes)}
+	return paddedBucket[[maxStripes]cell](maxStripes)
 }
 
 // paddedBucket allocates a bucket whose header is padded to a cache line,
-// followed by the cells array A, which cells slices.
-func paddedBucket[A any](cells func(*A) []cell) *bucket {
+// followed by the n cells of A.
+func paddedBucket[A any](n int32) *bucket {
 	a := &struct {
 		b bucket
 		_ [64 - unsafe.Sizeof(bucket{})]byte
 		c A
 	}{}
-	a.b.cells = cells(&a.c)
+	a.b.n, a.b.off = n, int32(unsafe.Offsetof(a.c))
 	return &a.b
 }
 
 func (b *bucket) sum(ev Event) int64 {
 	var s int64
-	for i := range b.cells {
-		s += b.cells[i].counts[ev].Load()
+	for i := range int(b.n) {
+		s += b.cell(i).counts[ev].Load()
 	}
 	return s
 }
 
 func (b *bucket) minRT() int64 {
 	m := int64(DefaultMaxRT)
-	for i := range b.cells {
-		m = min(m, b.cells[i].minRT.Load())
+	for i := range int(b.n) {
+		m = min(m, b.cell(i).minRT.Load())
 	}
 	return m
 }
@@ -228,7 +245,7 @@ func (w *Window) renew(slot *atomic.Pointer[bucket], start int64) *bucket {
 		nb := newBucket(start, w.stripes)
 		if slot.CompareAndSwap(b, nb) {
 			if b != nil && w.history != nil {
-				for s := range b.cells {
+				for s := range int(b.n) {
 					w.retire(b, s)
 				}
 			}
@@ -243,7 +260,7 @@ func (w *Window) renew(slot *atomic.Pointer[bucket], start int64) *bucket {
 // added to b while it was being replaced (see add): none is lost and none
 // is counted twice.
 func (w *Window) retire(b *bucket, s int) {
-	c := &b.cells[s]
+	c := b.cell(s)
 	for ev := range numEvents {
 		if v := c.counts[ev].Swap(0); v != 0 {
 			w.history.record(b.start, ev, v)
@@ -281,7 +298,7 @@ func (w *Window) record(at int64, ev Event, n int64) {
 		if b == nil {
 			return
 		}
-		b.cells[0].counts[ev].Add(n)
+		b.cell(0).counts[ev].Add(n)
 		if slot.Load() == b {
 			return
 		}
@@ -295,7 +312,7 @@ func (w *Window) recordMinRT(at, rt int64) {
 		if b == nil {
 			return
 		}
-		c := &b.cells[0]
+		c := b.cell(0)
 		for {
 			m := c.minRT.Load()
 			if rt >= m || c.minRT.CompareAndSwap(m, rt) {
@@ -318,7 +335,7 @@ func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event,
 	// The common case first: the bucket is current and stays so.
 	b := slot.Load()
 	if b != nil && b.start == start {
-		b.cells[s].counts[ev].Add(n)
+		b.cell(s).counts[ev].Add(n)
 		if slot.Load() == b {
 			return
 		}
@@ -339,7 +356,7 @@ func (w *Window) addSlow(slot *atomic.Pointer[bucket], start int64, s int, ev Ev
 	}
 	for {
 		b := w.current(slot, start)
-		b.cells[s].counts[ev].Add(n)
+		b.cell(s).counts[ev].Add(n)
 		if slot.Load() == b {
 			return
 		}
@@ -367,7 +384,7 @@ func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int,
 		if b == nil || b.start < start {
 			b = w.renew(slot, start)
 		}
-		c := &b.cells[s]
+		c := b.cell(s)
 		c.counts[Success].Add(n)
 		c.counts[RT].Add(rt)
 		if failed {
@@ -422,10 +439,10 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 			}
 			j, t = j-1, t-w.lenMs
 			if o := w.buckets[j].Load(); o != nil && o.start == t {
-				others += o.cells[0].counts[ev].Load()
+				others += o.cell(0).counts[ev].Load()
 			}
 		}
-		c := &b.cells[0].counts[ev]
+		c := &b.cell(0).counts[ev]
 		for {
 			cur := c.Load()
 			if others+cur+n > limit {
@@ -454,7 +471,7 @@ func (w *Window) AddAt(at int64, ev Event, n int64) bool {
 	if b == nil || b.start != start {
 		return false
 	}
-	b.cells[stripe(w.stripes)].counts[ev].Add(n)
+	b.cell(stripe(w.stripes)).counts[ev].Add(n)
 	return true
 }
 
@@ -596,7 +613,7 @@ func (w *Window) seed(from *Window) {
 		if dst == nil {
 			continue // w moved past that slice already
 		}
-		c := &dst.cells[0]
+		c := dst.cell(0)
 		for ev := range numEvents {
 			if v := b.sum(ev); v != 0 {
 				c.counts[ev].Add(v)

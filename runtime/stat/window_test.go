@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -317,4 +318,27 @@ func TestNodeHistoryLosesNothingUnderConcurrentWriters(t *testing.T) {
 func pass(n *Node, now, count int64) {
 	tk := TickAt(now)
 	tk.Pass(n, count)
+}
+
+// A bucket's cells follow its header in one allocation; with more than one
+// stripe each cell starts its own cache line, so processors counting on
+// different stripes never share a line.
+func TestBucketCellsEachStartALine(t *testing.T) {
+	for _, stripes := range []int{1, 2, 4, 8, 16} {
+		b := newBucket(t0, stripes)
+		require.EqualValues(t, stripes, b.n)
+		seen := map[*cell]bool{}
+		for s := range stripes {
+			c := b.cell(s)
+			assert.False(t, seen[c], "stripes=%d: cell %d is its own", stripes, s)
+			seen[c] = true
+			assert.EqualValues(t, DefaultMaxRT, c.minRT.Load())
+			if stripes > 1 {
+				assert.Zero(t, uintptr(unsafe.Pointer(c))%64, "stripes=%d: cell %d starts a line", stripes, s)
+			}
+			c.counts[Pass].Add(int64(s + 1))
+		}
+		assert.EqualValues(t, stripes*(stripes+1)/2, b.sum(Pass))
+		assert.Panics(t, func() { b.cell(stripes) }, "an index past the cells is refused")
+	}
 }
