@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -22,7 +23,7 @@ var ErrMissing = errors.New("no document: the key is missing or was deleted (wri
 // from: it loads each version of the document through a Kind, all or
 // nothing; keeps the rules in force when a version is refused; and keeps
 // the source's Status and subscribers. A source reads, then calls Offer;
-// its LastError, Status and Subscribe are the Keeper's.
+// its LastError, Status, Subscribe and Close are the Keeper's.
 //
 // Its methods are safe for concurrent use; Offer is called by one
 // goroutine at a time (the source's watcher).
@@ -33,6 +34,11 @@ type Keeper struct {
 	status  Status
 	subs    map[int]func(Event)
 	nextSub int
+
+	// busy is set while Offer loads a version and tells subscribers (see
+	// Close).
+	busy      atomic.Bool
+	closeOnce sync.Once
 
 	// Owned by the goroutine that calls Offer.
 	lastKey [32]byte
@@ -94,6 +100,8 @@ func NewKeeper(cfg KeeperConfig) *Keeper {
 // Status, and told to subscribers (on the caller's goroutine). It reports
 // whether the version was new.
 func (k *Keeper) Offer(data []byte, readErr error) bool {
+	k.busy.Store(true)
+	defer k.busy.Store(false)
 	defer func() { // counted once the read is dealt with, so tests can wait on it
 		k.mu.Lock()
 		k.status.Reads++
@@ -124,6 +132,20 @@ func (k *Keeper) Offer(data []byte, readErr error) bool {
 	}
 	k.record(rep, err)
 	return true
+}
+
+// Close ends a source's watcher goroutine: it calls stop, once however
+// often Close is called, and returns once done is closed (the goroutine
+// has exited), except while Offer runs. Then Close may come from a
+// subscriber or a property listener on that very goroutine, which would
+// wait for itself: it returns at once, and the goroutine exits as soon as
+// Offer is done. Sources' Close methods are this.
+func (k *Keeper) Close(stop func(), done <-chan struct{}) {
+	k.closeOnce.Do(stop)
+	if k.busy.Load() {
+		return
+	}
+	<-done
 }
 
 // changedInMemory reports whether the rules in force differ from those the

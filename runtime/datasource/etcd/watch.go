@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -26,13 +25,9 @@ type Source struct {
 	cfg    config
 	keep   *datasource.Keeper
 
-	cancel    context.CancelFunc
-	ready     chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-	// working is set while the watcher goroutine loads rules and tells
-	// subscribers: a Close from there must not wait for itself.
-	working atomic.Bool
+	cancel context.CancelFunc
+	ready  chan struct{}
+	done   chan struct{}
 
 	mu sync.Mutex
 	// seen is the store revision of the newest read or event applied
@@ -173,7 +168,7 @@ func (s *Source) read(ctx context.Context) (next int64, ok bool) {
 		if ctx.Err() != nil {
 			return 0, false
 		}
-		s.offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read the key from etcd: %w", err)})
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read the key from etcd: %w", err)})
 		return 0, false
 	}
 	mod := int64(0)
@@ -181,9 +176,9 @@ func (s *Source) read(ctx context.Context) (next int64, ok bool) {
 		mod = resp.Kvs[0].ModRevision
 	}
 	if len(resp.Kvs) == 0 {
-		s.offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
 	} else {
-		s.offer(resp.Kvs[0].Value, nil)
+		s.keep.Offer(resp.Kvs[0].Value, nil)
 	}
 	s.saw(resp.Header.Revision, mod)
 	return resp.Header.Revision + 1, true
@@ -205,20 +200,14 @@ func (s *Source) watch(ctx context.Context, from int64) {
 		for _, ev := range resp.Events {
 			switch ev.Type {
 			case clientv3.EventTypePut:
-				s.offer(ev.Kv.Value, nil)
+				s.keep.Offer(ev.Kv.Value, nil)
 				s.saw(ev.Kv.ModRevision, ev.Kv.ModRevision)
 			case clientv3.EventTypeDelete:
-				s.offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
+				s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
 				s.saw(ev.Kv.ModRevision, 0)
 			}
 		}
 	}
-}
-
-func (s *Source) offer(data []byte, err error) {
-	s.working.Store(true)
-	defer s.working.Store(false)
-	s.keep.Offer(data, err)
 }
 
 // saw records the key's state at store revision rev, unless a newer one
@@ -265,10 +254,6 @@ func (s *Source) Subscribe(fn func(datasource.Event)) (cancel func()) {
 // goroutine exits as soon as it is done. Close
 // always returns nil; the error is there for io.Closer.
 func (s *Source) Close() error {
-	s.closeOnce.Do(s.cancel)
-	if s.working.Load() {
-		return nil
-	}
-	<-s.done
+	s.keep.Close(s.cancel, s.done)
 	return nil
 }

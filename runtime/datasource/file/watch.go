@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -26,14 +24,9 @@ type Source struct {
 	kind datasource.Kind
 	cfg  config
 
-	stop      chan struct{}
-	ready     chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-	// working is set while the watcher goroutine loads rules and tells
-	// subscribers and property listeners: a Close from there must not wait
-	// for the goroutine it runs on.
-	working atomic.Bool
+	stop  chan struct{}
+	ready chan struct{}
+	done  chan struct{}
 
 	keep *datasource.Keeper // loads each new version; status and subscribers
 
@@ -240,8 +233,6 @@ func (s *Source) shutdown() {
 // read. A read content (or read error) equal to the last one seen is not
 // loaded again, nor reported again.
 func (s *Source) check(force bool) {
-	s.working.Store(true)
-	defer s.working.Store(false)
 	fp := stat(s.abs)
 	if !force && s.haveFP && fp.same(s.lastFP) {
 		return
@@ -283,10 +274,6 @@ func (s *Source) Subscribe(fn func(datasource.Event)) (cancel func()) {
 // returns at once, and the goroutine exits as soon as it is done. Close
 // always returns nil; the error is there for io.Closer.
 func (s *Source) Close() error {
-	s.closeOnce.Do(func() { close(s.stop) })
-	if s.working.Load() {
-		return nil
-	}
-	<-s.done
+	s.keep.Close(func() { close(s.stop) }, s.done)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -26,13 +25,9 @@ type Source struct {
 	cfg     config
 	keep    *datasource.Keeper
 
-	cancel    context.CancelFunc
-	ready     chan struct{}
-	done      chan struct{}
-	closeOnce sync.Once
-	// working is set while the watcher goroutine loads rules and tells
-	// subscribers: a Close from there must not wait for itself.
-	working atomic.Bool
+	cancel context.CancelFunc
+	ready  chan struct{}
+	done   chan struct{}
 
 	psMu     sync.Mutex
 	ps       *redis.PubSub // replaced when a connection goes silent
@@ -173,14 +168,14 @@ func (s *Source) first(ctx context.Context) {
 	for {
 		wait := time.Until(deadline)
 		if wait <= 0 {
-			s.offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("no subscription to redis channel %q within %v", s.channel, s.cfg.timeout)})
+			s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("no subscription to redis channel %q within %v", s.channel, s.cfg.timeout)})
 			return
 		}
 		msg, err := s.sub().ReceiveTimeout(ctx, wait)
 		if err != nil {
 			if ctx.Err() == nil {
 				s.keep.SetWatching("redis unreachable; retrying")
-				s.offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot subscribe to redis channel %q: %w", s.channel, err)})
+				s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot subscribe to redis channel %q: %w", s.channel, err)})
 			}
 			return
 		}
@@ -202,7 +197,7 @@ func (s *Source) handle(ctx context.Context, msg any) {
 		}
 	case *redis.Message:
 		if m.Channel == s.channel {
-			s.offer([]byte(m.Payload), nil)
+			s.keep.Offer([]byte(m.Payload), nil)
 		}
 	}
 }
@@ -215,18 +210,12 @@ func (s *Source) read(ctx context.Context) {
 	switch {
 	case ctx.Err() != nil:
 	case errors.Is(err, redis.Nil):
-		s.offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
 	case err != nil:
-		s.offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read the key from redis: %w", err)})
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read the key from redis: %w", err)})
 	default:
-		s.offer(data, nil)
+		s.keep.Offer(data, nil)
 	}
-}
-
-func (s *Source) offer(data []byte, err error) {
-	s.working.Store(true)
-	defer s.working.Store(false)
-	s.keep.Offer(data, err)
 }
 
 func isTimeout(err error) bool {
@@ -260,10 +249,6 @@ func (s *Source) Subscribe(fn func(datasource.Event)) (cancel func()) {
 // goroutine exits as soon as it is done. Close
 // always returns nil; the error is there for io.Closer.
 func (s *Source) Close() error {
-	s.closeOnce.Do(s.cancel)
-	if s.working.Load() {
-		return nil
-	}
-	<-s.done
+	s.keep.Close(s.cancel, s.done)
 	return nil
 }
