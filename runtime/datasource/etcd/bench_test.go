@@ -43,7 +43,7 @@ func BenchmarkPushToLastOfN(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				version++ // never a document a source has seen: it would not load again
-				put(b, w, key, rules("r"+strconv.Itoa(version)))
+				put(b, w, key, fakerules.Document("r"+strconv.Itoa(version)))
 				for range n {
 					<-applied
 				}

@@ -3,7 +3,7 @@ package etcd_test
 import (
 	"context"
 	"log/slog"
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -57,29 +57,8 @@ func newInstance(t *testing.T, srv *testserver.Etcd, endpoint string, opts ...et
 // eventuallyInForce waits until the instance's rules in force are names.
 func (in *instance) eventuallyInForce(names ...string) {
 	in.t.Helper()
-	require.Eventually(in.t, func() bool { return equal(in.m.Resources(), names) }, waitFor, tick,
+	require.Eventually(in.t, func() bool { return slices.Equal(in.m.Resources(), names) }, waitFor, tick,
 		"rules in force: %v, want %v (last error %v)", in.m.Resources(), names, in.src.LastError())
-}
-
-func equal(got, want []string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// rules is a document with one rule per resource name.
-func rules(names ...string) string {
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = `{"resource":"` + n + `","count":10}`
-	}
-	return "[" + strings.Join(parts, ",") + "]"
 }
 
 func put(t testing.TB, c *clientv3.Client, key, value string) int64 {

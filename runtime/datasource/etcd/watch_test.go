@@ -34,7 +34,7 @@ func TestStartupReadLoadsBeforeWatchReturns(t *testing.T) {
 	srv := testserver.StartEtcd(t)
 	w := srv.Client(t)
 	defer w.Close()
-	rev := put(t, w, key, rules("getOrder", "listOrders"))
+	rev := put(t, w, key, fakerules.Document("getOrder", "listOrders"))
 
 	in := newInstance(t, srv, srv.Addr())
 	assert.Equal(t, []string{"getOrder", "listOrders"}, in.m.Resources(), "in force when Watch returns")
@@ -57,7 +57,7 @@ func TestAbsentKeyAtStartKeepsRulesUntilWritten(t *testing.T) {
 
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("getOrder"))
+	put(t, w, key, fakerules.Document("getOrder"))
 	in.eventuallyInForce("getOrder")
 	// The rules are in force a moment before the source records the load.
 	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
@@ -67,7 +67,7 @@ func TestUpdateReachesThreeSourcesWithinASecond(t *testing.T) {
 	srv := testserver.StartEtcd(t)
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("v1"))
+	put(t, w, key, fakerules.Document("v1"))
 	fleet := []*instance{newInstance(t, srv, srv.Addr()), newInstance(t, srv, srv.Addr()), newInstance(t, srv, srv.Addr())}
 	for _, in := range fleet {
 		require.Equal(t, []string{"v1"}, in.m.Resources())
@@ -82,7 +82,7 @@ func TestUpdateReachesThreeSourcesWithinASecond(t *testing.T) {
 		})
 	}
 	start := time.Now()
-	put(t, w, key, rules("v2"))
+	put(t, w, key, fakerules.Document("v2"))
 	var last time.Time
 	for range fleet {
 		select {
@@ -104,7 +104,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 	srv := testserver.StartEtcd(t)
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("good"))
+	put(t, w, key, fakerules.Document("good"))
 	in := newInstance(t, srv, srv.Addr(), etcd.WithMaxSize(1024))
 	require.Equal(t, []string{"good"}, in.m.Resources())
 
@@ -118,7 +118,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 		{"a rule the validator refuses", func() { put(t, w, key, `[{"resource": "x", "count": -1}]`) }, nil, `rule 0 (resource "x"): count`},
 		{"an empty value", func() { put(t, w, key, "") }, datasource.ErrEmpty, "write []"},
 		{"null", func() { put(t, w, key, "null") }, nil, "null"},
-		{"a value over the size cap", func() { put(t, w, key, rules(string(make([]byte, 2000)))) }, datasource.ErrTooLarge, "over the 1024-byte cap"},
+		{"a value over the size cap", func() { put(t, w, key, fakerules.Document(string(make([]byte, 2000)))) }, datasource.ErrTooLarge, "over the 1024-byte cap"},
 		{"the key deleted", func() {
 			_, err := w.Delete(context.Background(), key)
 			require.NoError(t, err)
@@ -137,7 +137,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 			assert.Contains(t, err.Error(), c.msg)
 			assert.Equal(t, []string{"good"}, in.m.Resources(), "the rules in force stay")
 
-			put(t, w, key, rules("good")) // back to the good version
+			put(t, w, key, fakerules.Document("good")) // back to the good version
 			require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 		})
 	}
@@ -157,7 +157,7 @@ func catchUp(t *testing.T, compact bool) {
 	proxy := testserver.StartProxy(t, srv.Addr())
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("v1"))
+	put(t, w, key, fakerules.Document("v1"))
 	in := newInstance(t, srv, proxy.Addr())
 	require.Equal(t, []string{"v1"}, in.m.Resources())
 	loads := in.m.Loads()
@@ -175,8 +175,8 @@ func catchUp(t *testing.T, compact bool) {
 	srv.Kill()
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "etcd unreachable; retrying" }, waitFor, tick)
 	srv.Start()
-	put(t, w, key, rules("v2"))
-	last := put(t, w, key, rules("v3"))
+	put(t, w, key, fakerules.Document("v2"))
+	last := put(t, w, key, fakerules.Document("v3"))
 	put(t, w, "/unrelated", "x")
 	if compact {
 		_, err := w.Compact(context.Background(), last+1)
@@ -199,7 +199,7 @@ func catchUp(t *testing.T, compact bool) {
 	}
 	mu.Unlock()
 
-	put(t, w, key, rules("v4"))
+	put(t, w, key, fakerules.Document("v4"))
 	in.eventuallyInForce("v4")
 }
 
@@ -211,7 +211,7 @@ func TestSecondWriterGetsAConflict(t *testing.T) {
 	srv := testserver.StartEtcd(t)
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("v1"))
+	put(t, w, key, fakerules.Document("v1"))
 	a := newInstance(t, srv, srv.Addr())
 	// b's watcher is held up on the first event after start, so b still
 	// believes the key is at the revision it read, as a slower instance
@@ -249,9 +249,9 @@ func TestCompareAndPut(t *testing.T) {
 	_, err = etcd.CompareAndPut(ctx, c, key, []byte("[]"), 0)
 	require.ErrorIs(t, err, etcd.ErrConflict)
 
-	rev2, err := etcd.CompareAndPut(ctx, c, key, []byte(rules("a")), rev)
+	rev2, err := etcd.CompareAndPut(ctx, c, key, []byte(fakerules.Document("a")), rev)
 	require.NoError(t, err)
-	_, err = etcd.CompareAndPut(ctx, c, key, []byte(rules("b")), rev)
+	_, err = etcd.CompareAndPut(ctx, c, key, []byte(fakerules.Document("b")), rev)
 	require.ErrorIs(t, err, etcd.ErrConflict)
 	assert.Contains(t, err.Error(), "now at")
 	got, err := c.Get(ctx, key)
@@ -273,7 +273,7 @@ func TestCombinedKeyLoadsEveryKind(t *testing.T) {
 	defer c.Close()
 	flow, degrade := fakerules.New("flow"), fakerules.New("degrade")
 	kind := datasource.NewCombined(flow.Kind(), degrade.Kind())
-	put(t, c, "/sentinel/rules", `{"flow": `+rules("f")+`, "degrade": `+rules("d")+`}`)
+	put(t, c, "/sentinel/rules", `{"flow": `+fakerules.Document("f")+`, "degrade": `+fakerules.Document("d")+`}`)
 	src, err := etcd.Watch(context.Background(), c, "/sentinel/rules", kind)
 	require.NoError(t, err)
 	defer src.Close()
@@ -312,7 +312,7 @@ func TestUnreachableAtStartIsReportedAndRetried(t *testing.T) {
 	proxy.Cut()
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("v1"))
+	put(t, w, key, fakerules.Document("v1"))
 
 	in := newInstance(t, srv, proxy.Addr(), etcd.WithTimeout(300*time.Millisecond))
 	require.Error(t, in.src.LastError())
@@ -326,7 +326,7 @@ func TestUnreachableAtStartIsReportedAndRetried(t *testing.T) {
 func TestCloseEndsEveryGoroutineAndKeepsTheRules(t *testing.T) {
 	srv := testserver.StartEtcd(t)
 	c := srv.Client(t)
-	put(t, c, key, rules("kept"))
+	put(t, c, key, fakerules.Document("kept"))
 	m := fakerules.New("flow")
 	src, err := etcd.Watch(context.Background(), c, key, m.Kind())
 	require.NoError(t, err)
@@ -349,7 +349,7 @@ func TestCloseFromASubscriberReturns(t *testing.T) {
 	})
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("x"))
+	put(t, w, key, fakerules.Document("x"))
 	select {
 	case <-closed:
 	case <-time.After(waitFor):
@@ -375,7 +375,7 @@ func TestDashboardUpdatesCompareAndSwap(t *testing.T) {
 	srv := testserver.StartEtcd(t)
 	w := srv.Client(t)
 	defer w.Close()
-	put(t, w, key, rules("v1"))
+	put(t, w, key, fakerules.Document("v1"))
 	a := newInstance(t, srv, srv.Addr())
 	gate := make(chan struct{})
 	b := newInstance(t, srv, srv.Addr())
@@ -387,9 +387,9 @@ func TestDashboardUpdatesCompareAndSwap(t *testing.T) {
 	dashB := dashboard.New(dashboard.WithSource(b.src), dashboard.WithAllowedHosts("example.com"),
 		dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: b.m.Kind(), Save: b.src.Save}))
 
-	code, body := httpPut(dashA, "/api/rules/flow", rules("fromA"))
+	code, body := httpPut(dashA, "/api/rules/flow", fakerules.Document("fromA"))
 	require.Equal(t, http.StatusOK, code, body)
-	code, body = httpPut(dashB, "/api/rules/flow", rules("fromB"))
+	code, body = httpPut(dashB, "/api/rules/flow", fakerules.Document("fromB"))
 	assert.Equal(t, http.StatusInternalServerError, code)
 	assert.Contains(t, body, "the key changed since it was read")
 	got, err := w.Get(context.Background(), key)
@@ -411,7 +411,7 @@ func TestMetricsTakeTheSourceWhateverTheKey(t *testing.T) {
 	c := srv.Client(t)
 	defer c.Close()
 	odd := "/rules/\xff\n"
-	put(t, c, odd, rules("a"))
+	put(t, c, odd, fakerules.Document("a"))
 	src, err := etcd.Watch(context.Background(), c, odd, fakerules.New("flow").Kind())
 	require.NoError(t, err)
 	defer src.Close()

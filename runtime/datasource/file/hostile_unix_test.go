@@ -14,6 +14,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
 )
 
 // A FIFO at the rule path used to block Watch in open(2) for ever, waiting
@@ -47,7 +48,7 @@ func TestFIFOAtTheRulePathDoesNotHangWatch(t *testing.T) {
 			assert.Contains(t, err.Error(), "not a regular file (a named pipe), want a rule file")
 
 			require.NoError(t, os.Remove(f.path))
-			f.write(rules("after.fifo"))
+			f.write(fakerules.Document("after.fifo"))
 			f.eventuallyInForce("after.fifo")
 		})
 	}

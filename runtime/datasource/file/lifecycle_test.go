@@ -23,7 +23,7 @@ var leakOpts = []goleak.Option{goleak.IgnoreTopFunction("github.com/sentinelgen/
 
 func TestEventsChannelSeesFirstLoadAndRefusals(t *testing.T) {
 	f := newFixture(t)
-	f.write(rules("a", "b"))
+	f.write(fakerules.Document("a", "b"))
 	ch := make(chan datasource.Event, 10)
 	f.watch(append(modes[0].opts, file.WithEvents(ch))...)
 	ev := <-ch
@@ -43,29 +43,29 @@ func TestEventsChannelSeesFirstLoadAndRefusals(t *testing.T) {
 
 func TestFullEventsChannelNeverHoldsRulesBack(t *testing.T) {
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	ch := make(chan datasource.Event) // nobody reads it
 	f.watch(append(modes[1].opts, file.WithEvents(ch))...)
-	f.write(rules("b"))
+	f.write(fakerules.Document("b"))
 	f.eventuallyInForce("b")
 }
 
 func TestSubscribe(t *testing.T) {
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	var first atomic.Int32
 	src := f.watch(append(modes[0].opts, file.WithSubscriber(func(ev datasource.Event) { first.Add(1) }))...)
 	assert.Equal(t, int32(1), first.Load(), "WithSubscriber sees the first load")
 
 	got := make(chan datasource.Event, 10)
 	cancel := src.Subscribe(func(ev datasource.Event) { got <- ev })
-	f.write(rules("b"))
+	f.write(fakerules.Document("b"))
 	ev := <-got
 	assert.True(t, ev.Loaded)
 	assert.Equal(t, 1, ev.Rules)
 
 	cancel()
-	f.write(rules("c"))
+	f.write(fakerules.Document("c"))
 	f.eventuallyInForce("c")
 	assert.Empty(t, got, "a cancelled subscription hears nothing")
 	assert.Equal(t, int32(3), first.Load())
@@ -75,12 +75,12 @@ func TestSubscribe(t *testing.T) {
 func TestPanickingSubscriberDoesNotStopTheWatcher(t *testing.T) {
 	logs := logtest.Capture(t)
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	src := f.watch(modes[0].opts...)
 	src.Subscribe(func(datasource.Event) { panic("boom") })
-	f.write(rules("b"))
+	f.write(fakerules.Document("b"))
 	f.eventuallyInForce("b")
-	f.write(rules("c"))
+	f.write(fakerules.Document("c"))
 	f.eventuallyInForce("c")
 	assert.GreaterOrEqual(t, logs.Count("subscriber panicked"), 1)
 }
@@ -90,7 +90,7 @@ func TestCloseIsIdempotentAndLeavesNoGoroutine(t *testing.T) {
 		t.Run(md.name, func(t *testing.T) {
 			defer goleak.VerifyNone(t, leakOpts...)
 			f := newFixture(t)
-			f.write(rules("a"))
+			f.write(fakerules.Document("a"))
 			src, err := file.Watch(context.Background(), f.path, f.m.Kind(), md.opts...)
 			require.NoError(t, err)
 			require.NoError(t, src.Close())
@@ -104,7 +104,7 @@ func TestCloseIsIdempotentAndLeavesNoGoroutine(t *testing.T) {
 func TestConcurrentCloses(t *testing.T) {
 	defer goleak.VerifyNone(t, leakOpts...)
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	src, err := file.Watch(context.Background(), f.path, f.m.Kind(), modes[0].opts...)
 	require.NoError(t, err)
 	var wg sync.WaitGroup
@@ -117,7 +117,7 @@ func TestConcurrentCloses(t *testing.T) {
 func TestCloseFromASubscriberDoesNotDeadlock(t *testing.T) {
 	defer goleak.VerifyNone(t, leakOpts...)
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	var src *file.Source
 	closed := make(chan struct{})
 	var once sync.Once
@@ -127,7 +127,7 @@ func TestCloseFromASubscriberDoesNotDeadlock(t *testing.T) {
 		require.NoError(t, src.Close())
 		once.Do(func() { close(closed) })
 	})
-	f.write(rules("b"))
+	f.write(fakerules.Document("b"))
 	<-closed
 	require.NoError(t, src.Close())
 }
@@ -137,7 +137,7 @@ func TestCloseFromAPropertyListenerDoesNotDeadlock(t *testing.T) {
 	m := fakerules.New("flow")
 	f := newFixture(t)
 	f.m = m
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	var src atomic.Pointer[file.Source]
 	done := make(chan struct{})
 	var once sync.Once
@@ -150,7 +150,7 @@ func TestCloseFromAPropertyListenerDoesNotDeadlock(t *testing.T) {
 	s, err := file.Watch(context.Background(), f.path, m.Kind(), modes[0].opts...)
 	require.NoError(t, err)
 	src.Store(s)
-	f.write(rules("b"))
+	f.write(fakerules.Document("b"))
 	<-done
 	require.NoError(t, s.Close())
 }
@@ -158,7 +158,7 @@ func TestCloseFromAPropertyListenerDoesNotDeadlock(t *testing.T) {
 func TestContextCancelStopsWatching(t *testing.T) {
 	defer goleak.VerifyNone(t, leakOpts...)
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	ctx, cancel := context.WithCancel(context.Background())
 	src, err := file.Watch(ctx, f.path, f.m.Kind(), modes[0].opts...)
 	require.NoError(t, err)
@@ -169,7 +169,7 @@ func TestContextCancelStopsWatching(t *testing.T) {
 
 func TestWriteIsAtomicAndJavaCompatible(t *testing.T) {
 	f := newFixture(t)
-	f.write(rules("a", "b"))
+	f.write(fakerules.Document("a", "b"))
 	src := f.watch(modes[0].opts...)
 	// A tool edits the rules in force, then writes them back.
 	require.NoError(t, f.m.LoadRules(append(f.m.Rules(), fakerules.Rule{Resource: "c", Grade: 1, Count: 3})))

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -92,15 +91,6 @@ func (f *fixture) replace(content string) {
 	tmp := f.path + ".tmp"
 	require.NoError(f.t, os.WriteFile(tmp, []byte(content), 0o644))
 	require.NoError(f.t, os.Rename(tmp, f.path))
-}
-
-// rules is a rule file with one rule per resource name.
-func rules(names ...string) string {
-	parts := make([]string, len(names))
-	for i, n := range names {
-		parts[i] = `{"resource":"` + n + `","count":10}`
-	}
-	return "[" + strings.Join(parts, ",") + "]"
 }
 
 // eventuallyInForce waits until the rules in force are exactly names.

@@ -12,6 +12,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
 
@@ -36,7 +37,7 @@ func TestWatchedFileWarnings(t *testing.T) {
 
 	// A clean version clears them; a refused one keeps the last good
 	// version's warnings next to its error.
-	f.write(rules("b"))
+	f.write(fakerules.Document("b"))
 	f.eventuallyInForce("b")
 	assert.Empty(t, src.LastWarnings())
 	f.write(`[{"resource":"c","count":-1}]`)

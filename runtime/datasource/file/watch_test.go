@@ -17,6 +17,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/file"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
 )
 
 func TestFileOperations(t *testing.T) {
@@ -24,21 +25,21 @@ func TestFileOperations(t *testing.T) {
 		t.Run(md.name, func(t *testing.T) {
 			t.Run("write in place", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
 				f.eventuallyInForce("a")
-				f.write(rules("b", "c"))
+				f.write(fakerules.Document("b", "c"))
 				f.eventuallyInForce("b", "c")
 				f.neverEmpty()
 			})
 			t.Run("truncate then write never clears", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
 				fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_TRUNC, 0)
 				require.NoError(t, err)
 				// The emptied file may be seen: it is refused, never loaded.
-				_, err = fh.WriteString(rules("b"))
+				_, err = fh.WriteString(fakerules.Document("b"))
 				require.NoError(t, err)
 				require.NoError(t, fh.Close())
 				f.eventuallyInForce("b")
@@ -46,50 +47,50 @@ func TestFileOperations(t *testing.T) {
 			})
 			t.Run("write to temp and rename over", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
 				tmp := filepath.Join(f.dir, ".flow.json.swp")
-				require.NoError(t, os.WriteFile(tmp, []byte(rules("renamed")), 0o644))
+				require.NoError(t, os.WriteFile(tmp, []byte(fakerules.Document("renamed")), 0o644))
 				require.NoError(t, os.Rename(tmp, f.path))
 				f.eventuallyInForce("renamed")
 			})
 			t.Run("delete keeps rules, recreate is picked up", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
 				require.NoError(t, os.Remove(f.path))
 				f.eventuallyRefused(func(err error) bool { return errors.Is(err, fs.ErrNotExist) })
 				assert.Equal(t, []string{"a"}, f.m.Resources())
-				f.write(rules("back"))
+				f.write(fakerules.Document("back"))
 				f.eventuallyInForce("back")
 			})
 			t.Run("the same content coming back after deletion clears the error", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
 				require.NoError(t, os.Remove(f.path))
 				f.eventuallyRefused(func(err error) bool { return errors.Is(err, fs.ErrNotExist) })
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.eventuallyInForce("a")
 			})
 			t.Run("symlink swap as a ConfigMap does", func(t *testing.T) {
 				f := newFixture(t)
-				writeConfigMap(t, f.dir, "..2026_11_29_10_00_00.1", rules("v1"))
+				writeConfigMap(t, f.dir, "..2026_11_29_10_00_00.1", fakerules.Document("v1"))
 				require.NoError(t, os.Symlink("..2026_11_29_10_00_00.1", filepath.Join(f.dir, "..data")))
 				require.NoError(t, os.Symlink(filepath.Join("..data", "flow.json"), f.path))
 				f.watch(md.opts...)
 				f.eventuallyInForce("v1")
 
-				swapConfigMap(t, f.dir, "..2026_11_29_10_00_00.1", "..2026_11_29_10_05_00.2", rules("v2"))
+				swapConfigMap(t, f.dir, "..2026_11_29_10_00_00.1", "..2026_11_29_10_05_00.2", fakerules.Document("v2"))
 				f.eventuallyInForce("v2")
-				swapConfigMap(t, f.dir, "..2026_11_29_10_05_00.2", "..2026_11_29_10_10_00.3", rules("v3", "v3b"))
+				swapConfigMap(t, f.dir, "..2026_11_29_10_05_00.2", "..2026_11_29_10_10_00.3", fakerules.Document("v3", "v3b"))
 				f.eventuallyInForce("v3", "v3b")
 			})
 			t.Run("half-written file keeps rules until completed", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
-				full := rules("b", "c")
+				full := fakerules.Document("b", "c")
 				f.write(full[:len(full)/2])
 				err := f.eventuallyRefused(func(err error) bool { return errors.Is(err, datasource.ErrSyntax) })
 				assert.Contains(t, err.Error(), "truncated or still being written")
@@ -100,7 +101,7 @@ func TestFileOperations(t *testing.T) {
 			t.Run("emptied file keeps rules", func(t *testing.T) {
 				for _, empty := range []string{"", "  \n\t"} {
 					f := newFixture(t)
-					f.write(rules("a"))
+					f.write(fakerules.Document("a"))
 					f.watch(md.opts...)
 					f.write(empty)
 					f.eventuallyRefused(func(err error) bool { return errors.Is(err, datasource.ErrEmpty) })
@@ -109,14 +110,14 @@ func TestFileOperations(t *testing.T) {
 			})
 			t.Run("empty array clears deliberately", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
 				f.write("[]")
 				f.eventuallyInForce()
 			})
 			t.Run("invalid rule keeps rules and names it", func(t *testing.T) {
 				f := newFixture(t)
-				f.write(rules("a"))
+				f.write(fakerules.Document("a"))
 				f.watch(md.opts...)
 				f.write(`[{"resource":"ok"},{"resource":"getOrder","controlBehavior":7}]`)
 				err := f.eventuallyRefused(func(error) bool { return true })
@@ -163,13 +164,13 @@ func TestRefusedContent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			f.write(rules("a"))
+			f.write(fakerules.Document("a"))
 			f.watch(md.opts...)
 			require.NoError(t, os.WriteFile(f.path, tt.content(), 0o644))
 			err := f.eventuallyRefused(func(err error) bool { return tt.is == nil || errors.Is(err, tt.is) })
 			assert.Contains(t, err.Error(), tt.msg)
 			assert.Equal(t, []string{"a"}, f.m.Resources(), "the rules in force stay")
-			f.write(rules("next"))
+			f.write(fakerules.Document("next"))
 			f.eventuallyInForce("next")
 		})
 	}
@@ -197,7 +198,7 @@ func TestMaxSizeOption(t *testing.T) {
 	assert.Greater(t, len(f.m.Rules()), 50_000)
 
 	g := newFixture(t)
-	g.write(rules("a", "b"))
+	g.write(fakerules.Document("a", "b"))
 	g.watch(file.WithMaxSize(10))
 	assert.ErrorIs(t, g.src.LastError(), datasource.ErrTooLarge)
 	assert.Empty(t, g.m.Rules())
@@ -209,7 +210,7 @@ func TestHundredThousandRuleFile(t *testing.T) {
 	for i := range names {
 		names[i] = fmt.Sprintf("r%d", i)
 	}
-	f.write(rules(names...))
+	f.write(fakerules.Document(names...))
 	f.watch(modes[1].opts...)
 	require.NoError(t, f.src.LastError())
 	assert.Equal(t, 100_000, f.src.Status().Rules)
@@ -225,7 +226,7 @@ func TestMissingFileAtStartIsPickedUpLater(t *testing.T) {
 			src := f.watch(md.opts...)
 			require.ErrorIs(t, src.LastError(), fs.ErrNotExist)
 			assert.Contains(t, src.LastError().Error(), "flow.json: file is missing")
-			f.write(rules("late"))
+			f.write(fakerules.Document("late"))
 			f.eventuallyInForce("late")
 		})
 	}
@@ -238,7 +239,7 @@ func TestMissingDirectoryAtStartIsWatchedOnceItExists(t *testing.T) {
 	assert.Equal(t, "poll", src.Status().Watching)
 	require.NoError(t, os.Mkdir(filepath.Join(f.dir, "config"), 0o755))
 	require.Eventually(t, func() bool { return src.Status().Watching == "fsnotify+poll" }, waitFor, tick)
-	f.write(rules("x"))
+	f.write(fakerules.Document("x"))
 	f.eventuallyInForce("x")
 }
 
@@ -246,11 +247,11 @@ func TestUnchangedContentDoesNotReload(t *testing.T) {
 	for _, md := range modes {
 		t.Run(md.name, func(t *testing.T) {
 			f := newFixture(t)
-			f.write(rules("a"))
+			f.write(fakerules.Document("a"))
 			src := f.watch(md.opts...)
 			reads := src.Status().Reads
 			loads := f.m.Loads()
-			f.write(rules("a")) // same bytes, new mtime
+			f.write(fakerules.Document("a")) // same bytes, new mtime
 			require.Eventually(t, func() bool { return src.Status().Reads > reads }, waitFor, tick)
 			assert.Equal(t, loads, f.m.Loads())
 			assert.Equal(t, 1, src.Status().Loads)
@@ -260,10 +261,10 @@ func TestUnchangedContentDoesNotReload(t *testing.T) {
 
 func TestBurstsAreCoalesced(t *testing.T) {
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	src := f.watch(file.WithDebounce(200*time.Millisecond), file.WithPollInterval(time.Hour))
 	for i := range 20 {
-		f.write(rules(fmt.Sprintf("v%d", i)))
+		f.write(fakerules.Document(fmt.Sprintf("v%d", i)))
 	}
 	f.eventuallyInForce("v19")
 	assert.Less(t, src.Status().Reads, 10, "20 writes within the debounce are read a few times, not 20")
@@ -272,7 +273,7 @@ func TestBurstsAreCoalesced(t *testing.T) {
 func TestRefusalIsLoggedOnceAndReported(t *testing.T) {
 	logs := logtest.Capture(t)
 	f := newFixture(t)
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	src := f.watch(modes[1].opts...)
 	require.Equal(t, 1, logs.Count("sentinel: rules loaded"))
 	// Replaced by rename: a poll must not catch the file truncated and
@@ -322,7 +323,7 @@ func TestWatchArguments(t *testing.T) {
 
 func TestStatus(t *testing.T) {
 	f := newFixture(t)
-	f.write(rules("a", "b"))
+	f.write(fakerules.Document("a", "b"))
 	before := time.Now()
 	src := f.watch(modes[0].opts...)
 	st := src.Status()
@@ -343,22 +344,22 @@ func TestSymlinkToAnotherDirectoryIsFollowed(t *testing.T) {
 	f := newFixture(t)
 	elsewhere := t.TempDir()
 	target := filepath.Join(elsewhere, "real-flow.json")
-	require.NoError(t, os.WriteFile(target, []byte(rules("a")), 0o644))
+	require.NoError(t, os.WriteFile(target, []byte(fakerules.Document("a")), 0o644))
 	require.NoError(t, os.Symlink(target, f.path))
 	f.watch(modes[0].opts...) // fsnotify only: polling is an hour away
 	f.eventuallyInForce("a")
-	require.NoError(t, os.WriteFile(target, []byte(rules("edited")), 0o644))
+	require.NoError(t, os.WriteFile(target, []byte(fakerules.Document("edited")), 0o644))
 	f.eventuallyInForce("edited")
 
 	// Re-pointing the link to a third directory moves the watch along.
 	third := t.TempDir()
 	next := filepath.Join(third, "flow.json")
-	require.NoError(t, os.WriteFile(next, []byte(rules("moved")), 0o644))
+	require.NoError(t, os.WriteFile(next, []byte(fakerules.Document("moved")), 0o644))
 	tmpLink := filepath.Join(f.dir, ".flow.json.tmp")
 	require.NoError(t, os.Symlink(next, tmpLink))
 	require.NoError(t, os.Rename(tmpLink, f.path))
 	f.eventuallyInForce("moved")
-	require.NoError(t, os.WriteFile(next, []byte(rules("moved-edited")), 0o644))
+	require.NoError(t, os.WriteFile(next, []byte(fakerules.Document("moved-edited")), 0o644))
 	f.eventuallyInForce("moved-edited")
 }
 
@@ -366,7 +367,7 @@ func TestDirectoryRemovedAndRecreated(t *testing.T) {
 	f := newFixture(t)
 	f.path = filepath.Join(f.dir, "conf", "flow.json")
 	require.NoError(t, os.Mkdir(filepath.Join(f.dir, "conf"), 0o755))
-	f.write(rules("a"))
+	f.write(fakerules.Document("a"))
 	src := f.watch(file.WithDebounce(10*time.Millisecond), file.WithPollInterval(20*time.Millisecond))
 	require.Equal(t, "fsnotify+poll", src.Status().Watching)
 	require.NoError(t, os.RemoveAll(filepath.Join(f.dir, "conf")))
@@ -375,7 +376,7 @@ func TestDirectoryRemovedAndRecreated(t *testing.T) {
 	assert.Equal(t, []string{"a"}, f.m.Resources())
 	require.NoError(t, os.Mkdir(filepath.Join(f.dir, "conf"), 0o755))
 	require.Eventually(t, func() bool { return src.Status().Watching == "fsnotify+poll" }, waitFor, tick)
-	f.write(rules("b"))
+	f.write(fakerules.Document("b"))
 	f.eventuallyInForce("b")
 }
 

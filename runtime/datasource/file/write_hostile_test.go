@@ -98,7 +98,7 @@ func TestWriteThroughConfigMapLinks(t *testing.T) {
 	f := newFixture(t)
 	v1 := filepath.Join(f.dir, "..2026_01")
 	require.NoError(t, os.Mkdir(v1, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(v1, "flow.json"), []byte(rules("v1")), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(v1, "flow.json"), []byte(fakerules.Document("v1")), 0o644))
 	require.NoError(t, os.Symlink("..2026_01", filepath.Join(f.dir, "..data")))
 	require.NoError(t, os.Symlink("..data/flow.json", f.path))
 	f.watch(modes[1].opts...)
@@ -114,7 +114,7 @@ func TestWriteThroughConfigMapLinks(t *testing.T) {
 	// The next ConfigMap update swaps ..data; reads follow it.
 	v2 := filepath.Join(f.dir, "..2026_02")
 	require.NoError(t, os.Mkdir(v2, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(v2, "flow.json"), []byte(rules("v2")), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(v2, "flow.json"), []byte(fakerules.Document("v2")), 0o644))
 	tmp := filepath.Join(f.dir, "..data_tmp")
 	require.NoError(t, os.Symlink("..2026_02", tmp))
 	require.NoError(t, os.Rename(tmp, filepath.Join(f.dir, "..data")))

@@ -43,7 +43,7 @@ func BenchmarkPushToLastOfN(b *testing.B) {
 			b.ResetTimer()
 			for range b.N {
 				version++ // never a document a source has seen: it would not load again
-				publish(b, w, rules("r"+strconv.Itoa(version)))
+				publish(b, w, fakerules.Document("r"+strconv.Itoa(version)))
 				for range n {
 					<-applied
 				}

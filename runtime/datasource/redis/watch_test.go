@@ -26,7 +26,7 @@ var (
 
 func TestStartupReadLoadsBeforeWatchReturns(t *testing.T) {
 	srv := testserver.StartRedis(t)
-	require.NoError(t, writer(t, srv).Set(context.Background(), key, rules("getOrder", "listOrders"), 0).Err())
+	require.NoError(t, writer(t, srv).Set(context.Background(), key, fakerules.Document("getOrder", "listOrders"), 0).Err())
 
 	in := newInstance(t, srv.Addr())
 	assert.Equal(t, []string{"getOrder", "listOrders"}, in.m.Resources(), "in force when Watch returns")
@@ -44,7 +44,7 @@ func TestAbsentKeyAtStartKeepsRulesUntilPublished(t *testing.T) {
 	require.ErrorIs(t, in.src.LastError(), datasource.ErrMissing)
 	assert.Empty(t, in.m.Resources())
 
-	publish(t, writer(t, srv), rules("getOrder"))
+	publish(t, writer(t, srv), fakerules.Document("getOrder"))
 	in.eventuallyInForce("getOrder")
 	// The rules are in force a moment before the source records the load.
 	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
@@ -53,20 +53,20 @@ func TestAbsentKeyAtStartKeepsRulesUntilPublished(t *testing.T) {
 func TestEveryMessageIsTheNewDocument(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	w := writer(t, srv)
-	publish(t, w, rules("v1"))
+	publish(t, w, fakerules.Document("v1"))
 	in := newInstance(t, srv.Addr())
 	// A message alone, without SET, is loaded too (Java's semantics).
-	require.NoError(t, w.Publish(context.Background(), channel, rules("fromMessage")).Err())
+	require.NoError(t, w.Publish(context.Background(), channel, fakerules.Document("fromMessage")).Err())
 	in.eventuallyInForce("fromMessage")
-	require.NoError(t, w.Publish(context.Background(), "another-channel", rules("other")).Err())
-	publish(t, w, rules("v2"))
+	require.NoError(t, w.Publish(context.Background(), "another-channel", fakerules.Document("other")).Err())
+	publish(t, w, fakerules.Document("v2"))
 	in.eventuallyInForce("v2")
 }
 
 func TestUpdateReachesThreeSourcesWithinASecond(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	w := writer(t, srv)
-	publish(t, w, rules("v1"))
+	publish(t, w, fakerules.Document("v1"))
 	fleet := []*instance{newInstance(t, srv.Addr()), newInstance(t, srv.Addr()), newInstance(t, srv.Addr())}
 	applied := make(chan time.Time, len(fleet))
 	for _, in := range fleet {
@@ -78,7 +78,7 @@ func TestUpdateReachesThreeSourcesWithinASecond(t *testing.T) {
 		})
 	}
 	start := time.Now()
-	publish(t, w, rules("v2"))
+	publish(t, w, fakerules.Document("v2"))
 	var last time.Time
 	for range fleet {
 		select {
@@ -99,7 +99,7 @@ func TestUpdateReachesThreeSourcesWithinASecond(t *testing.T) {
 func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	w := writer(t, srv)
-	publish(t, w, rules("good"))
+	publish(t, w, fakerules.Document("good"))
 	in := newInstance(t, srv.Addr(), redis.WithMaxSize(1024))
 	require.Equal(t, []string{"good"}, in.m.Resources())
 	ctx := context.Background()
@@ -117,7 +117,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 		{"malformed JSON", func() { publish(t, w, `[{"resource": "x", "count": `) }, datasource.ErrSyntax, "redis:" + key},
 		{"a rule the validator refuses", func() { publish(t, w, `[{"resource": "x", "count": -1}]`) }, nil, `rule 0 (resource "x"): count`},
 		{"an empty message", func() { publish(t, w, "") }, datasource.ErrEmpty, "write []"},
-		{"a message over the size cap", func() { publish(t, w, rules(strings.Repeat("x", 2000))) }, datasource.ErrTooLarge, "over the 1024-byte cap"},
+		{"a message over the size cap", func() { publish(t, w, fakerules.Document(strings.Repeat("x", 2000))) }, datasource.ErrTooLarge, "over the 1024-byte cap"},
 		{"the key deleted, read after a reconnection", func() {
 			require.NoError(t, w.Del(ctx, key).Err())
 			kick()
@@ -140,7 +140,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 			assert.Contains(t, err.Error(), c.msg)
 			assert.Equal(t, []string{"good"}, in.m.Resources(), "the rules in force stay")
 
-			publish(t, w, rules("good")) // back to the good version
+			publish(t, w, fakerules.Document("good")) // back to the good version
 			require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 		})
 	}
@@ -155,7 +155,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 func TestOutageCatchesUpFromTheKey(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	proxy := testserver.StartProxy(t, srv.Addr())
-	publish(t, writer(t, srv), rules("v1"))
+	publish(t, writer(t, srv), fakerules.Document("v1"))
 	in := newInstance(t, proxy.Addr())
 	require.Equal(t, []string{"v1"}, in.m.Resources())
 
@@ -164,8 +164,8 @@ func TestOutageCatchesUpFromTheKey(t *testing.T) {
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "redis unreachable; retrying" }, waitFor, tick)
 	srv.Start() // empty: no persistence
 	w := writer(t, srv)
-	publish(t, w, rules("v2"))
-	publish(t, w, rules("v3"))
+	publish(t, w, fakerules.Document("v2"))
+	publish(t, w, fakerules.Document("v3"))
 	assert.Equal(t, []string{"v1"}, in.m.Resources(), "still cut off: the rules in force stay")
 
 	proxy.Restore()
@@ -174,7 +174,7 @@ func TestOutageCatchesUpFromTheKey(t *testing.T) {
 	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "redis subscribe" }, waitFor, tick)
 
-	publish(t, w, rules("v4"))
+	publish(t, w, fakerules.Document("v4"))
 	in.eventuallyInForce("v4")
 }
 
@@ -184,12 +184,12 @@ func TestOutageCatchesUpFromTheKey(t *testing.T) {
 func TestSilentConnectionIsFoundByThePing(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	w := writer(t, srv)
-	publish(t, w, rules("v1"))
+	publish(t, w, fakerules.Document("v1"))
 	proxy := testserver.StartProxy(t, srv.Addr())
 	in := newInstance(t, proxy.Addr(), redis.WithHealthCheck(50*time.Millisecond))
 
 	proxy.Freeze()
-	publish(t, w, rules("v2")) // the message waits in the frozen connection
+	publish(t, w, fakerules.Document("v2")) // the message waits in the frozen connection
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "redis unreachable; retrying" }, waitFor, tick)
 	proxy.Cut() // the old connection is gone for good, with v2's message in it
 	proxy.Thaw()
@@ -203,12 +203,12 @@ func TestSilentConnectionIsFoundByThePing(t *testing.T) {
 func TestDroppedConnectionReadsTheKeyAgain(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	w := writer(t, srv)
-	publish(t, w, rules("v1"))
+	publish(t, w, fakerules.Document("v1"))
 	proxy := testserver.StartProxy(t, srv.Addr())
 	in := newInstance(t, proxy.Addr())
 
 	proxy.Cut()
-	require.NoError(t, w.Set(context.Background(), key, rules("v2"), 0).Err())
+	require.NoError(t, w.Set(context.Background(), key, fakerules.Document("v2"), 0).Err())
 	proxy.Restore()
 	in.eventuallyInForce("v2")
 }
@@ -216,7 +216,7 @@ func TestDroppedConnectionReadsTheKeyAgain(t *testing.T) {
 func TestSaveSetsAndPublishesInOneTransaction(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	w := writer(t, srv)
-	publish(t, w, rules("v1"))
+	publish(t, w, fakerules.Document("v1"))
 	a, b := newInstance(t, srv.Addr()), newInstance(t, srv.Addr())
 
 	before := commandCalls(t, w)
@@ -239,11 +239,11 @@ func TestSaveSetsAndPublishesInOneTransaction(t *testing.T) {
 func TestDashboardUpdatesGoToRedis(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	w := writer(t, srv)
-	publish(t, w, rules("v1"))
+	publish(t, w, fakerules.Document("v1"))
 	a, b := newInstance(t, srv.Addr()), newInstance(t, srv.Addr())
 	h := dashboard.New(dashboard.WithSource(a.src), dashboard.WithAllowedHosts("example.com"), // httptest's Host
 		dashboard.WithRuleUpdates(dashboard.RuleFile{Kind: a.m.Kind(), Save: a.src.Save}))
-	code, body := put(t, h, "/api/rules/flow", rules("fromDashboard"))
+	code, body := put(t, h, "/api/rules/flow", fakerules.Document("fromDashboard"))
 	require.Equal(t, 200, code, body)
 	b.eventuallyInForce("fromDashboard")
 }
@@ -270,7 +270,7 @@ func TestUnreachableAtStartIsReportedAndRetried(t *testing.T) {
 	srv := testserver.StartRedis(t)
 	proxy := testserver.StartProxy(t, srv.Addr())
 	proxy.Cut()
-	publish(t, writer(t, srv), rules("v1"))
+	publish(t, writer(t, srv), fakerules.Document("v1"))
 
 	in := newInstance(t, proxy.Addr())
 	require.Error(t, in.src.LastError())
@@ -283,7 +283,7 @@ func TestUnreachableAtStartIsReportedAndRetried(t *testing.T) {
 
 func TestCloseEndsEveryGoroutineAndKeepsTheRules(t *testing.T) {
 	srv := testserver.StartRedis(t)
-	publish(t, writer(t, srv), rules("kept"))
+	publish(t, writer(t, srv), fakerules.Document("kept"))
 	c := newClient(srv.Addr())
 	m := fakerules.New("flow")
 	src, err := redis.Watch(context.Background(), c, key, channel, m.Kind())
@@ -305,7 +305,7 @@ func TestCloseFromASubscriberReturns(t *testing.T) {
 		_ = in.src.Close()
 		close(closed)
 	})
-	publish(t, writer(t, srv), rules("x"))
+	publish(t, writer(t, srv), fakerules.Document("x"))
 	select {
 	case <-closed:
 	case <-time.After(waitFor):

@@ -147,3 +147,13 @@ func (m *Manager) Resources() []string {
 
 // ErrBroken is a load failure tests inject.
 var ErrBroken = errors.New("the rule store is broken")
+
+// Document is a rule document with one rule per resource name, as the
+// fake manager reads it.
+func Document(names ...string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = `{"resource":"` + n + `","count":10}`
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
