@@ -5,6 +5,7 @@ import (
 	"net"
 	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -61,6 +62,11 @@ func (s *Redis) Start() {
 // Kill ends the server at once (SIGKILL), as a crash would.
 func (s *Redis) Kill() { kill(s.cmd); s.cmd = nil }
 
+// Pause and Resume freeze and thaw the server (SIGSTOP, SIGCONT): a Redis
+// that accepts connections but never answers.
+func (s *Redis) Pause()  { require.NoError(s.t, s.cmd.Process.Signal(syscall.SIGSTOP)) }
+func (s *Redis) Resume() { require.NoError(s.t, s.cmd.Process.Signal(syscall.SIGCONT)) }
+
 // Client is a go-redis client for the test's own writes and inspection,
 // closed when the test ends.
 func (s *Redis) Client(t testing.TB) *redis.Client {
@@ -76,4 +82,24 @@ func kill(cmd *exec.Cmd) {
 	_ = cmd.Process.Signal(syscall.SIGCONT) // a stopped process cannot be reaped otherwise
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+}
+
+// CommandCalls is Redis's INFO commandstats through rdb: calls per
+// command, those that scripts make included.
+func CommandCalls(t testing.TB, rdb *redis.Client) map[string]int64 {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "commandstats").Result()
+	require.NoError(t, err)
+	calls := map[string]int64{}
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(rest, ",")
+		v, err := strconv.ParseInt(n, 10, 64)
+		require.NoError(t, err)
+		calls[name] = v
+	}
+	return calls
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/testserver"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
@@ -11,7 +12,7 @@ import (
 // The same admit-all QPS rule checked locally and in Redis (one EVALSHA
 // round trip per call, see TestOneRoundTripPerCheck), through Entry/Exit.
 func BenchmarkCheck(b *testing.B) {
-	s := startRedis(b)
+	s := testserver.StartRedis(b)
 	c := newClient(b, s, "bench:")
 	rule := clusterRule("bench", 1e12, 31, 1, 10, 1000)
 	local := flow.Rule{Resource: "bench-local", Grade: flow.GradeQPS, Count: 1e12}

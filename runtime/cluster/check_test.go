@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentinelgen/sentinelgen/internal/testserver"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -16,10 +17,10 @@ import (
 
 // newClient connects a client to s with short test timings; it is closed
 // (and uninstalled) when the test ends.
-func newClient(t testing.TB, s *redisServer, prefix string, tweak ...func(*cluster.Config)) *cluster.Client {
+func newClient(t testing.TB, s *testserver.Redis, prefix string, tweak ...func(*cluster.Config)) *cluster.Client {
 	t.Helper()
 	cfg := cluster.Config{
-		Addr: s.addr(), KeyPrefix: prefix,
+		Addr: s.Addr(), KeyPrefix: prefix,
 		HeartbeatInterval: 200 * time.Millisecond, InstanceTTL: time.Second,
 		Timeout: 300 * time.Millisecond, BreakerFailures: 3, BreakerCooldown: 300 * time.Millisecond,
 	}
@@ -73,7 +74,7 @@ func TestNewNeedsAnAddress(t *testing.T) {
 }
 
 func TestGlobalThresholdIsSharedByClients(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	a := newClient(t, s, "global:")
 	b := newClient(t, s, "global:")
 	rule := clusterRule("shared", 10, 1, 1, 1, 60000) // one bucket of a minute: no window turns mid-test
@@ -96,7 +97,7 @@ func TestGlobalThresholdIsSharedByClients(t *testing.T) {
 }
 
 func TestBatchIsAdmittedWholeOrNotAtAll(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	c := newClient(t, s, "batch:")
 	rule := clusterRule("batch", 10, 2, 1, 1, 60000)
 	ctx := context.Background()
@@ -111,7 +112,7 @@ func TestBatchIsAdmittedWholeOrNotAtAll(t *testing.T) {
 }
 
 func TestAverageThresholdFollowsLiveInstances(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	a := newClient(t, s, "avg:")
 	rule := clusterRule("avg", 5, 3, 0, 1, 60000)
 	ctx := context.Background()
@@ -142,7 +143,7 @@ func TestAverageThresholdFollowsLiveInstances(t *testing.T) {
 }
 
 func TestSlidingWindowForgetsOldBuckets(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	c := newClient(t, s, "slide:")
 	// Two buckets of 1 s: wide enough that six checks on a loaded machine
 	// stay within one window.
@@ -163,14 +164,14 @@ func TestSlidingWindowForgetsOldBuckets(t *testing.T) {
 	time.Sleep(2050 * time.Millisecond) // the whole window has turned
 	assert.Equal(t, 4, admitted())
 
-	ttl, err := s.client(t).PTTL(ctx, "slide:flow:4").Result()
+	ttl, err := s.Client(t).PTTL(ctx, "slide:flow:4").Result()
 	require.NoError(t, err)
 	assert.Greater(t, ttl, time.Duration(0), "window keys expire")
 	assert.LessOrEqual(t, ttl, 4*time.Second)
 }
 
 func TestFlowSlotUsesTheCluster(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	c := newClient(t, s, "slot:")
 	other := newClient(t, s, "slot:")
 	rule := clusterRule("slot", 5, 5, 1, 1, 60000)
@@ -191,21 +192,21 @@ func TestFlowSlotUsesTheCluster(t *testing.T) {
 }
 
 func TestOneRoundTripPerCheck(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	c := newClient(t, s, "trips:", func(cfg *cluster.Config) { cfg.HeartbeatInterval = time.Hour })
 	rule := clusterRule("trips", 1e9, 6, 0, 10, 1000)
 	ctx := context.Background()
 	_, err := c.Check(ctx, &rule, 1) // loads the script (NOSCRIPT, then EVAL)
 	require.NoError(t, err)
 
-	rdb := s.client(t)
-	before := s.commandCalls(t, rdb)
+	rdb := s.Client(t)
+	before := testserver.CommandCalls(t, rdb)
 	const n = 50
 	for range n {
 		_, err := c.Check(ctx, &rule, 1)
 		require.NoError(t, err)
 	}
-	after := s.commandCalls(t, rdb)
+	after := testserver.CommandCalls(t, rdb)
 	// What the script calls inside Redis is not a round trip.
 	inScript := map[string]bool{"time": true, "zremrangebyscore": true, "zcard": true, "hgetall": true,
 		"hdel": true, "hincrby": true, "pexpire": true, "info": true}
@@ -218,9 +219,9 @@ func TestOneRoundTripPerCheck(t *testing.T) {
 }
 
 func TestNoGoroutineOutlivesClose(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	opts := goleak.IgnoreCurrent()
-	c, err := cluster.New(cluster.Config{Addr: s.addr(), KeyPrefix: "leak:", HeartbeatInterval: 50 * time.Millisecond})
+	c, err := cluster.New(cluster.Config{Addr: s.Addr(), KeyPrefix: "leak:", HeartbeatInterval: 50 * time.Millisecond})
 	require.NoError(t, err)
 	rule := clusterRule("leak", 1, 7, 1, 1, 1000)
 	_, err = c.Check(context.Background(), &rule, 1)
@@ -232,7 +233,7 @@ func TestNoGoroutineOutlivesClose(t *testing.T) {
 }
 
 func TestHotParameterValuesShareTheirLimits(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	a := newClient(t, s, "param:")
 	b := newClient(t, s, "param:")
 	rule := paramflow.NewRule("param", 0, 3)

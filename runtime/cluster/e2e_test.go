@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentinelgen/sentinelgen/internal/testserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -67,13 +68,13 @@ func nextSecond(lead time.Duration) time.Time {
 // Three processes share one global limit of 300 calls per second through
 // Redis: every second, together, they admit between 95% and 100% of it.
 func TestThreeProcessesShareAGlobalLimit(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	const count = 300
 	rule := clusterRule("e2e-global", count, 11, 1, 10, 1000)
 	t0 := nextSecond(1500 * time.Millisecond)
 	specs := make([]childSpec, 3)
 	for i := range specs {
-		specs[i] = childSpec{Addr: s.addr(), Prefix: "e2e-global:", Rule: rule,
+		specs[i] = childSpec{Addr: s.Addr(), Prefix: "e2e-global:", Rule: rule,
 			JoinAt: t0.Add(-time.Second), StartAt: t0, StopAt: t0.Add(3 * time.Second), Goroutines: 4}
 	}
 	reports := runChildren(t, specs)
@@ -93,12 +94,12 @@ func TestThreeProcessesShareAGlobalLimit(t *testing.T) {
 // three processes, then a fourth joining, then one crashing (its
 // registration expires after the 1 s TTL).
 func TestAverageLimitFollowsTheFleet(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	const perInstance = 40
 	rule := clusterRule("e2e-avg", perInstance, 12, 0, 1, 1000) // whole-second windows
 	t0 := nextSecond(1500 * time.Millisecond)
 	spec := func(join, start, stop time.Duration, crash bool) childSpec {
-		return childSpec{Addr: s.addr(), Prefix: "e2e-avg:", Rule: rule,
+		return childSpec{Addr: s.Addr(), Prefix: "e2e-avg:", Rule: rule,
 			JoinAt: t0.Add(join), StartAt: t0.Add(start), StopAt: t0.Add(stop), Goroutines: 3, Crash: crash}
 	}
 	reports := runChildren(t, []childSpec{

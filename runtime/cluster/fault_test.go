@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentinelgen/sentinelgen/internal/testserver"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -46,7 +47,7 @@ func drain(t *testing.T, other *cluster.Client, rule flow.Rule) {
 // longer than the timeout, the breaker stops asking Redis, and cluster
 // limiting comes back by itself when Redis restarts on the same port.
 func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	c := newClient(t, s, "fault:")
 	other := newClient(t, s, "fault:")
 	// One bucket of a minute: the cluster budget cannot renew mid-test,
@@ -60,7 +61,7 @@ func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
 	admitted, _ := timedCalls("fault", 10)
 	require.Equal(t, 0, admitted, "Redis up: the cluster budget is spent (locally 5 would pass)")
 
-	s.kill()
+	s.Kill()
 	admitted, longest := timedCalls("fault", 20)
 	assert.Equal(t, 5, admitted, "Redis down: the local rule, 5 per second")
 	assert.Less(t, longest, 200*time.Millisecond+slack, "no call waits past resourceTimeout")
@@ -69,7 +70,7 @@ func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
 	assert.Equal(t, int64(3), st.Failed, "three failures open the breaker")
 	assert.Equal(t, int64(17), st.Skipped, "then Redis is not asked")
 
-	s.start() // same port, empty: no keys, no scripts
+	s.Start() // same port, empty: no keys, no scripts
 	deadline := time.Now().Add(3 * time.Second)
 	for c.Stats().BreakerOpen || c.Stats().Answered < 11 {
 		require.True(t, time.Now().Before(deadline), "cluster checking did not resume: %+v", c.Stats())
@@ -84,7 +85,7 @@ func TestRedisOutageFallsBackAndRecovers(t *testing.T) {
 // A Redis that accepts connections but never answers (SIGSTOP) costs a
 // call at most the timeout; with fallback off the call is blocked.
 func TestHungRedisTimesOut(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	c := newClient(t, s, "hung:", func(cfg *cluster.Config) { cfg.BreakerFailures = 100 })
 	rule := clusterRule("hung", 1000, 22, 1, 10, 1000)
 	rule.ClusterConfig.ResourceTimeout = 2000 // Java's default, capped by Config.Timeout
@@ -93,9 +94,9 @@ func TestHungRedisTimesOut(t *testing.T) {
 	admitted, _ := timedCalls("hung", 3)
 	require.Equal(t, 3, admitted)
 
-	s.pause()
+	s.Pause()
 	admitted, longest := timedCalls("hung", 3)
-	s.resume()
+	s.Resume()
 	assert.Equal(t, 0, admitted, "no answer and no fallback: blocked")
 	assert.GreaterOrEqual(t, longest, 250*time.Millisecond, "waited for Redis up to the 300 ms cap")
 	assert.Less(t, longest, 300*time.Millisecond+150*time.Millisecond, "and no longer")

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/internal/testserver"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
@@ -25,7 +26,7 @@ import (
 // to Redis in one script. Past MaxParamValues distinct values the call is
 // not sent: the local rule decides it, even without fallbackToLocalWhenFail.
 func TestHugeHotParameterCallIsCheckedLocally(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	c := newClient(t, s, "huge:", func(cfg *cluster.Config) { cfg.HeartbeatInterval = time.Hour })
 	rule := paramflow.NewRule("param.huge", 0, 3)
 	rule.ClusterMode = true
@@ -42,15 +43,15 @@ func TestHugeHotParameterCallIsCheckedLocally(t *testing.T) {
 		return true
 	}
 	require.True(t, call(-1), "loads the script")
-	rdb := s.client(t)
-	before := s.commandCalls(t, rdb)
+	rdb := s.Client(t)
+	before := testserver.CommandCalls(t, rdb)
 
 	huge := make([]int, 100_000)
 	for i := range huge {
 		huge[i] = i
 	}
 	assert.True(t, call(huge), "checked by the local rule: each value once, within 3")
-	after := s.commandCalls(t, rdb)
+	after := testserver.CommandCalls(t, rdb)
 	assert.Equal(t, before["evalsha"], after["evalsha"], "nothing sent to Redis")
 	assert.EqualValues(t, 1, c.Stats().Local)
 	assert.Zero(t, c.Stats().Failed, "not a Redis failure: the breaker is not told")
@@ -61,7 +62,7 @@ func TestHugeHotParameterCallIsCheckedLocally(t *testing.T) {
 	// Up to the cap, the call goes to Redis as before.
 	atCap := huge[:100]
 	assert.True(t, call(atCap))
-	assert.Equal(t, after["evalsha"]+1, s.commandCalls(t, rdb)["evalsha"])
+	assert.Equal(t, after["evalsha"]+1, testserver.CommandCalls(t, rdb)["evalsha"])
 	_, err = c.CheckParams(context.Background(), &rule, make([]paramflow.ClusterValue, 101), 1)
 	assert.NoError(t, err, "repeats count once: one distinct value")
 	vals := make([]paramflow.ClusterValue, 101)
@@ -173,15 +174,15 @@ func TestUnexpectedVerdictIsAnError(t *testing.T) {
 // Close used to wait for a hung Redis for seconds: the heartbeat in flight
 // (up to HeartbeatInterval) and then the deregistration (up to 2 s).
 func TestCloseIsBoundedWhenRedisHangs(t *testing.T) {
-	s := startRedis(t)
-	c, err := cluster.New(cluster.Config{Addr: s.addr(), KeyPrefix: "close:", HeartbeatInterval: 100 * time.Millisecond})
+	s := testserver.StartRedis(t)
+	c, err := cluster.New(cluster.Config{Addr: s.Addr(), KeyPrefix: "close:", HeartbeatInterval: 100 * time.Millisecond})
 	require.NoError(t, err)
 	rule := clusterRule("close", 1, 33, 1, 1, 1000)
 	_, err = c.Check(context.Background(), &rule, 1)
 	require.NoError(t, err)
 
-	s.pause()
-	defer s.resume()
+	s.Pause()
+	defer s.Resume()
 	time.Sleep(150 * time.Millisecond) // a heartbeat is now waiting on Redis
 	start := time.Now()
 	require.NoError(t, c.Close())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/testserver"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
@@ -14,7 +15,7 @@ import (
 )
 
 func TestSettingsFromACombinedRuleFile(t *testing.T) {
-	s := startRedis(t)
+	s := testserver.StartRedis(t)
 	t.Setenv("CLUSTER_TEST_PASSWORD", "")
 	kind := datasource.NewKind("cluster", cluster.SettingsProperty(), cluster.ValidateSettings, cluster.LoadedSettings)
 	combined := datasource.NewCombined(datasource.Flow, kind)
@@ -26,10 +27,10 @@ func TestSettingsFromACombinedRuleFile(t *testing.T) {
 	  "flow": [{"resource": "from-file", "grade": 1, "count": 5, "clusterMode": true,
 	            "clusterConfig": {"flowId": 41, "thresholdType": 1, "sampleCount": 1, "windowIntervalMs": 60000}}],
 	  "cluster": [{"addr": %q, "keyPrefix": "file:", "passwordEnv": "CLUSTER_TEST_PASSWORD", "timeoutMs": 300}]
-	}`, s.addr())
+	}`, s.Addr())
 	_, err := datasource.Load("rules.json", []byte(doc), combined)
 	require.NoError(t, err)
-	assert.Equal(t, []cluster.Settings{{Addr: s.addr(), KeyPrefix: "file:", PasswordEnv: "CLUSTER_TEST_PASSWORD", TimeoutMs: 300}},
+	assert.Equal(t, []cluster.Settings{{Addr: s.Addr(), KeyPrefix: "file:", PasswordEnv: "CLUSTER_TEST_PASSWORD", TimeoutMs: 300}},
 		cluster.LoadedSettings())
 
 	other := newClient(t, s, "file:")

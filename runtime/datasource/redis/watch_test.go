@@ -219,7 +219,7 @@ func TestSaveSetsAndPublishesInOneTransaction(t *testing.T) {
 	publish(t, w, fakerules.Document("v1"))
 	a, b := newInstance(t, srv.Addr()), newInstance(t, srv.Addr())
 
-	before := commandCalls(t, w)
+	before := testserver.CommandCalls(t, w)
 	require.NoError(t, a.m.LoadRules([]fakerules.Rule{{Resource: "editedOnA", Count: 1}}))
 	require.NoError(t, a.src.Save(a.m.Kind()))
 	b.eventuallyInForce("editedOnA")
@@ -227,7 +227,7 @@ func TestSaveSetsAndPublishesInOneTransaction(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, got, "editedOnA")
 
-	after := commandCalls(t, w)
+	after := testserver.CommandCalls(t, w)
 	for _, cmd := range []string{"multi", "set", "publish", "exec"} {
 		assert.Equal(t, int64(1), after[cmd]-before[cmd], cmd)
 	}
