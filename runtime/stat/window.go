@@ -225,17 +225,11 @@ type position struct {
 	start int64
 }
 
-// current returns the bucket starting at start in slot, replacing a stale
-// one. When the slot holds a newer bucket (the clock went back), that bucket
-// is returned: the count lands in the newest slice rather than being lost.
-func (w *Window) current(slot *atomic.Pointer[bucket], start int64) *bucket {
-	if b := slot.Load(); b != nil && b.start >= start {
-		return b // the common case, inlined
-	}
-	return w.renew(slot, start)
-}
-
-// renew is current past its common case: it replaces a stale bucket.
+// renew returns the bucket starting at start in slot, replacing a stale
+// one. When the slot holds a newer bucket (the clock went back), that
+// bucket is returned: the count lands in the newest slice rather than
+// being lost. Writers call it only when the bucket in the slot is missing
+// or stale (their common case, the current bucket, is one load inlined).
 func (w *Window) renew(slot *atomic.Pointer[bucket], start int64) *bucket {
 	for {
 		b := slot.Load()
@@ -332,30 +326,11 @@ func (w *Window) Add(now int64, ev Event, n int64) {
 }
 
 func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64) {
-	// The common case first: the bucket is current and stays so.
-	b := slot.Load()
-	if b != nil && b.start == start {
-		b.cell(s).counts[ev].Add(n)
-		if slot.Load() == b {
-			return
-		}
-	} else {
-		b = nil
-	}
-	w.addSlow(slot, start, s, ev, n, b)
-}
-
-// addSlow is add past its common case; added is the bucket it already
-// added to, which was replaced since.
-func (w *Window) addSlow(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64, added *bucket) {
-	if added != nil {
-		if w.history != nil {
-			w.retire(added, s)
-			return
-		}
-	}
 	for {
-		b := w.current(slot, start)
+		b := slot.Load() // the common case: the bucket is current
+		if b == nil || b.start < start {
+			b = w.renew(slot, start)
+		}
 		b.cell(s).counts[ev].Add(n)
 		if slot.Load() == b {
 			return
@@ -380,7 +355,7 @@ func (w *Window) AddCompletion(now, rt, n int64, failed bool) {
 
 func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int, rt, n int64, failed bool) {
 	for {
-		b := slot.Load() // current's common case, inlined
+		b := slot.Load() // the common case: the bucket is current
 		if b == nil || b.start < start {
 			b = w.renew(slot, start)
 		}
@@ -425,7 +400,7 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	idx, start := w.locate(now)
 	slot := &w.buckets[idx]
 	for {
-		b := slot.Load() // current's common case, inlined
+		b := slot.Load() // the common case: the bucket is current
 		if b == nil || b.start < start {
 			b = w.renew(slot, start)
 		}
