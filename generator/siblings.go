@@ -184,8 +184,8 @@ func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Ex
 					add(s.topLevel, d.Name)
 				}
 			} else if len(d.Recv.List) == 1 {
-				if typ := recvTypeName(d.Recv.List[0].Type); typ != "" {
-					add(members(typ), d.Name)
+				if id := typeName(d.Recv.List[0].Type); id != nil {
+					add(members(id.Name), d.Name)
 				}
 			}
 		case *ast.GenDecl:
@@ -199,7 +199,7 @@ func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Ex
 								add(members(sp.Name.Name), id)
 							}
 							if len(field.Names) == 0 {
-								if id := embeddedName(field.Type); id != nil {
+								if id := typeName(field.Type); id != nil {
 									add(members(sp.Name.Name), id)
 								}
 							}
@@ -215,32 +215,14 @@ func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Ex
 	}
 }
 
-// recvTypeName is T of a receiver T, *T, T[K] or *T[K].
-func recvTypeName(x ast.Expr) string {
+// typeName is the name a receiver's or an embedded field's type gives: T
+// of T, *T, (T), pkg.T, T[K] or T[K, V]; nil for any other type.
+func typeName(x ast.Expr) *ast.Ident {
 	for {
 		switch t := x.(type) {
 		case *ast.StarExpr:
 			x = t.X
 		case *ast.ParenExpr:
-			x = t.X
-		case *ast.IndexExpr:
-			x = t.X
-		case *ast.IndexListExpr:
-			x = t.X
-		case *ast.Ident:
-			return t.Name
-		default:
-			return ""
-		}
-	}
-}
-
-// embeddedName is the field name an embedded type gives: T of T, *T,
-// pkg.T, T[K].
-func embeddedName(x ast.Expr) *ast.Ident {
-	for {
-		switch t := x.(type) {
-		case *ast.StarExpr:
 			x = t.X
 		case *ast.IndexExpr:
 			x = t.X
