@@ -148,6 +148,17 @@ func (k *Keeper) Close(stop func(), done <-chan struct{}) {
 	<-done
 }
 
+// EncodeSave is what a source's write-back writes when asked to save the
+// rules of kind: the source's kind (SaveKind) in force, encoded and
+// checked to load again under the source's size cap (EncodeCheckedMax).
+func (k *Keeper) EncodeSave(kind Kind) ([]byte, error) {
+	kind, err := SaveKind(k.cfg.Kind, kind)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", k.cfg.Name, err)
+	}
+	return EncodeCheckedMax(k.cfg.Name, kind, k.cfg.MaxSize)
+}
+
 // changedInMemory reports whether the rules in force differ from those the
 // last version loaded put in force.
 func (k *Keeper) changedInMemory() bool {

@@ -21,7 +21,6 @@ type Source struct {
 	client *clientv3.Client
 	key    string
 	name   string // "etcd:" + key (as a valid label), in errors, events and Status
-	kind   datasource.Kind
 	cfg    config
 	keep   *datasource.Keeper
 
@@ -65,7 +64,7 @@ func Watch(ctx context.Context, client *clientv3.Client, key string, kind dataso
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Source{
-		client: client, key: key, name: "etcd:" + safetext.Label(key), kind: kind, cfg: cfg,
+		client: client, key: key, name: "etcd:" + safetext.Label(key), cfg: cfg,
 		cancel: cancel, ready: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.keep = datasource.NewKeeper(datasource.KeeperConfig{

@@ -52,11 +52,7 @@ func CompareAndPut(ctx context.Context, client *clientv3.Client, key string, dat
 // every instance ends on what etcd holds. What is written is checked to
 // load again (datasource.EncodeChecked).
 func (s *Source) Save(kind datasource.Kind) error {
-	kind, err := datasource.SaveKind(s.kind, kind)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
-	}
-	data, err := datasource.EncodeCheckedMax(s.name, kind, s.cfg.maxSize)
+	data, err := s.keep.EncodeSave(kind)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,6 @@ type Source struct {
 	key     string
 	channel string
 	name    string // "redis:" + key (as a valid label), in errors, events and Status
-	kind    datasource.Kind
 	cfg     config
 	keep    *datasource.Keeper
 
@@ -67,7 +66,7 @@ func Watch(ctx context.Context, client redis.UniversalClient, key, channel strin
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Source{
-		client: client, key: key, channel: channel, name: "redis:" + safetext.Label(key), kind: kind, cfg: cfg,
+		client: client, key: key, channel: channel, name: "redis:" + safetext.Label(key), cfg: cfg,
 		cancel: cancel, ready: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.keep = datasource.NewKeeper(datasource.KeeperConfig{

@@ -35,11 +35,7 @@ func Publish(ctx context.Context, client redis.UniversalClient, key, channel str
 // Redis has no revision to compare: the last writer wins, as in Java. What
 // is written is checked to load again (datasource.EncodeChecked).
 func (s *Source) Save(kind datasource.Kind) error {
-	kind, err := datasource.SaveKind(s.kind, kind)
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
-	}
-	data, err := datasource.EncodeCheckedMax(s.name, kind, s.cfg.maxSize)
+	data, err := s.keep.EncodeSave(kind)
 	if err != nil {
 		return err
 	}
