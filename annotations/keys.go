@@ -9,13 +9,13 @@ import (
 // the Java attributes it stands for (a user porting an annotation is
 // pointed to the Go spelling), and its documentation. This table is the
 // only list of keys: parsing, "did you mean" suggestions and the key
-// tables of the package doc, the command's doc and the README all come
+// tables of the package doc, the command's doc and docs/directive.md all come
 // from it (a test holds the docs to it).
 type keySpec struct {
 	name    string
 	java    []string // Java @SentinelResource attributes it replaces
 	summary string   // the value, in a few words (package doc)
-	meaning string   // the value, in full (README); `code` in backquotes
+	meaning string   // the value, in full (docs/directive.md); `code` in backquotes
 	dflt    string   // the default; `code` in backquotes
 	// set checks val and stores it. itemBase is the line offset of the
 	// value's first byte for comma lists, or -1 (see lineParser.items).

@@ -33,11 +33,11 @@ func TestPackageDocKeyTable(t *testing.T) {
 	assert.Contains(t, string(src), want.String(), "annotations/doc.go's key table should read:\n%s", want.String())
 }
 
-func TestREADMEKeyTable(t *testing.T) {
-	src, err := os.ReadFile("../README.md")
+func TestDirectiveDocKeyTable(t *testing.T) {
+	src, err := os.ReadFile("../docs/directive.md")
 	require.NoError(t, err)
 	_, section, ok := strings.Cut(string(src), "\n## The directive\n")
-	require.True(t, ok, "README.md has a section ## The directive")
+	require.True(t, ok, "docs/directive.md has a section ## The directive")
 	section, _, _ = strings.Cut(section, "\n## ")
 	var want strings.Builder
 	want.WriteString("| key | Java attribute | meaning | default |\n| --- | --- | --- | --- |\n")
@@ -48,7 +48,7 @@ func TestREADMEKeyTable(t *testing.T) {
 		}
 		want.WriteString("| `" + k.name + "` | " + java + " | " + k.meaning + " | " + k.dflt + " |\n")
 	}
-	assert.Contains(t, section, want.String(), "README.md's directive table should read:\n%s", want.String())
+	assert.Contains(t, section, want.String(), "docs/directive.md's directive table should read:\n%s", want.String())
 }
 
 func TestCommandDocKeyList(t *testing.T) {

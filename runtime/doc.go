@@ -141,8 +141,9 @@
 // when its checks return, after any wait (Call.NowMillis), its response
 // time from its entry to its exit. Slots that keep what a call took are
 // exited on the Checkers that admitted it; circuit breakers are looked up
-// at exit (ExitsOnCurrentRules), as Java's DegradeSlot.exit does. The
-// README lists every difference from Java, the rule packages' included.
+// at exit (ExitsOnCurrentRules), as Java's DegradeSlot.exit does.
+// docs/java-differences.md in the repository lists every difference from
+// Java, the rule packages' included.
 //
 // # Time
 //
