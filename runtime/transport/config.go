@@ -72,7 +72,7 @@ type Config struct {
 	// writable data source. See dashboard.RuleFile; a data source that
 	// keeps rules elsewhere (etcd, Redis) gives its Save.
 	RuleFiles []dashboard.RuleFile
-	// MetricLog, when set, also writes Java's metric log (see MetricLog).
+	// MetricLog, when set, also writes Java's metric log (see MetricLogConfig).
 	MetricLog *MetricLogConfig
 	// Cluster reports how cluster rules are counted, for the dashboard's
 	// cluster page. By default it reads the "cluster" settings loaded from
@@ -241,14 +241,14 @@ func (e Endpoint) String() string {
 	return e.Scheme + "://" + net.JoinHostPort(e.Host, strconv.Itoa(e.Port))
 }
 
-// ParseDashboards reads a dashboard list as Java's
+// parseDashboards reads a dashboard list as Java's
 // TransportConfig.getConsoleServerList does: comma-separated entries,
 // blanks ignored, each "host[:port]" with an optional http:// or https://
 // prefix (port 80 or 443 by default). An entry Java skips (empty host, a
 // port outside 2..65534 or not a number) is skipped and named in the
 // returned error; the good entries are returned either way. A bracketed
 // IPv6 host ("[::1]:8080") is also read.
-func ParseDashboards(s string) ([]Endpoint, error) {
+func parseDashboards(s string) ([]Endpoint, error) {
 	var out []Endpoint
 	var bad []string
 	for _, part := range strings.Split(s, ",") {

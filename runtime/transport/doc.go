@@ -33,8 +33,8 @@
 // reason; an unknown command is 400 "Unknown command `name`", as in Java.
 //
 //	version, api, basicInfo                Sentinel version, the command list, host and ip
-//	jsonTree, tree                         the invocation tree (NodeVo JSON, or text)
-//	clusterNode, clusterNodeById, cnode    each resource across contexts (NodeVo JSON, or text)
+//	jsonTree, tree                         the invocation tree (Java's NodeVo JSON, or text)
+//	clusterNode, clusterNodeById, cnode    each resource across contexts (Java's NodeVo JSON, or text)
 //	origin                                 a resource's callers (text)
 //	systemStatus                           inbound QPS, RT and threads
 //	getRules, setRules                     type=flow|degrade|system|authority; data=JSON array
@@ -74,7 +74,7 @@
 //
 // With Config.MetricLog the service also writes Java's
 // <app>-metrics.log.<date> with its index files, rolled by size and count
-// (see MetricLog), for tools that read it.
+// (see MetricLogConfig), for tools that read it.
 //
 // # Where this differs from Java
 //

@@ -14,7 +14,7 @@ import (
 // MetricNode is one resource's counts in one second, Java's MetricNode:
 // what the metric command answers and the metric log keeps, one line
 // each.
-type MetricNode struct {
+type metricNode struct {
 	Timestamp    int64 // Unix ms, the second's start
 	Resource     string
 	Pass         int64
@@ -43,7 +43,7 @@ func lineName(s string) string {
 
 // ThinString is Java's MetricNode.toThinString, the metric command's
 // line: timestamp|resource|pass|block|success|exception|rt|occupiedPass|concurrency|classification.
-func (n MetricNode) ThinString() string {
+func (n metricNode) ThinString() string {
 	var b strings.Builder
 	n.appendFields(&b)
 	return b.String()
@@ -52,7 +52,7 @@ func (n MetricNode) ThinString() string {
 // FatString is Java's MetricNode.toFatString without its line break, the
 // metric log's line: the thin line with the local date and time after the
 // timestamp.
-func (n MetricNode) FatString() string {
+func (n metricNode) FatString() string {
 	var b strings.Builder
 	b.WriteString(strconv.FormatInt(n.Timestamp, 10))
 	b.WriteByte('|')
@@ -64,7 +64,7 @@ func (n MetricNode) FatString() string {
 	return b.String()
 }
 
-func (n MetricNode) appendFields(b *strings.Builder) {
+func (n metricNode) appendFields(b *strings.Builder) {
 	b.WriteString(strconv.FormatInt(n.Timestamp, 10))
 	b.WriteByte('|')
 	b.WriteString(lineName(n.Resource))
@@ -74,30 +74,30 @@ func (n MetricNode) appendFields(b *strings.Builder) {
 	}
 }
 
-// metricNode is Java's ArrayMetric.fromBucket for one second: RT is the
+// newMetricNode is Java's ArrayMetric.fromBucket for one second: RT is the
 // mean over the completed calls, or the raw sum when none completed.
-func metricNode(name string, class int, c stat.Counts) MetricNode {
+func newMetricNode(name string, class int, c stat.Counts) metricNode {
 	rt := c.RT
 	if c.Success != 0 {
 		rt = c.RT / c.Success
 	}
-	return MetricNode{Timestamp: c.Start, Resource: name, Pass: c.Pass, Block: c.Block, Success: c.Success,
+	return metricNode{Timestamp: c.Start, Resource: name, Pass: c.Pass, Block: c.Block, Success: c.Success,
 		Exception: c.Exception, RT: rt, Classification: class}
 }
 
-// MetricNodes returns the per-second counts of every resource, and of all
+// metricNodes returns the per-second counts of every resource, and of all
 // inbound calls as __total_inbound_traffic__, for the whole seconds from
 // from to to (Unix ms, both inclusive, read as their seconds) among the 60
 // before now's second, which the runtime keeps (stat.Node.WholeSeconds). Seconds
 // without a call are left out, as Java leaves them out. The result is
 // ordered by time, then by resource name, the inbound total last.
-func MetricNodes(now, from, to int64) []MetricNode {
+func metricNodes(now, from, to int64) []metricNode {
 	cur := now - now%1000
 	from -= from % 1000
 	// One list per second of the minute, filled in resource order, so the
 	// result is ordered by concatenating them.
 	first := max(from, cur-stat.MinuteSampleCount*1000)
-	var bySecond [stat.MinuteSampleCount][]MetricNode
+	var bySecond [stat.MinuteSampleCount][]metricNode
 	add := func(name string, class int, h []stat.Counts) {
 		for _, c := range h {
 			if c.Start < first || c.Start > to || c.Start >= cur {
@@ -107,7 +107,7 @@ func MetricNodes(now, from, to int64) []MetricNode {
 				continue
 			}
 			i := (c.Start - first) / 1000
-			bySecond[i] = append(bySecond[i], metricNode(name, class, c))
+			bySecond[i] = append(bySecond[i], newMetricNode(name, class, c))
 		}
 	}
 	for _, r := range runtime.Resources() {
@@ -120,7 +120,7 @@ func MetricNodes(now, from, to int64) []MetricNode {
 	for _, l := range bySecond {
 		n += len(l)
 	}
-	out := make([]MetricNode, 0, n)
+	out := make([]metricNode, 0, n)
 	for _, l := range bySecond {
 		out = append(out, l...)
 	}
@@ -158,14 +158,14 @@ func metric(p params) (string, error) {
 	}
 	now := runtime.NowMillis()
 	identity := p["identity"]
-	var nodes []MetricNode
+	var nodes []metricNode
 	if et := strings.TrimSpace(p["endTime"]); et != "" {
 		end, err := strconv.ParseInt(et, 10, 64)
 		if err != nil {
 			return "", fmt.Errorf("endTime %q is not a Unix time in milliseconds", printable(et))
 		}
 		end = end - end%1000
-		for _, n := range MetricNodes(now, start, end) {
+		for _, n := range metricNodes(now, start, end) {
 			// Java matches identity against the name as the line has it.
 			if identity == "" || n.Resource == identity || lineName(n.Resource) == identity {
 				nodes = append(nodes, n)
@@ -179,7 +179,7 @@ func metric(p params) (string, error) {
 			}
 		}
 		maxLines = min(maxLines, maxMaxLines)
-		all := MetricNodes(now, start, now)
+		all := metricNodes(now, start, now)
 		for i, n := range all {
 			if i >= maxLines && (i == 0 || all[i-1].Timestamp/1000 != n.Timestamp/1000) {
 				break
@@ -190,10 +190,10 @@ func metric(p params) (string, error) {
 	if identity == "" {
 		sec := now - now%1000
 		if load := system.CurrentLoad(); load > 0 {
-			nodes = append(nodes, MetricNode{Timestamp: sec, Resource: "__system_load__", Pass: int64(load * 10000)})
+			nodes = append(nodes, metricNode{Timestamp: sec, Resource: "__system_load__", Pass: int64(load * 10000)})
 		}
 		if cpu := system.CurrentCPUUsage(); cpu > 0 {
-			nodes = append(nodes, MetricNode{Timestamp: sec, Resource: "__cpu_usage__", Pass: int64(cpu * 10000)})
+			nodes = append(nodes, metricNode{Timestamp: sec, Resource: "__cpu_usage__", Pass: int64(cpu * 10000)})
 		}
 	}
 	var b strings.Builder

@@ -35,8 +35,8 @@ type MetricLogConfig struct {
 	UsePID bool
 }
 
-// MetricLog writes Java's metric log, for tools that read it: each second,
-// one line per resource with calls in it (MetricNode.FatString), in
+// metricLog writes Java's metric log, for tools that read it: each second,
+// one line per resource with calls in it (metricNode.FatString), in
 // <app>-metrics.log.<yyyy-MM-dd>[.N] under Dir ('.' in the app name
 // becomes '-'), and beside each file an index, <file>.idx, of big-endian
 // 64-bit pairs: a second (Unix seconds) and the offset of its first line.
@@ -44,7 +44,7 @@ type MetricLogConfig struct {
 // time); at most MaxFiles files are kept. The first file of a day has no
 // number, the next ones .1, .2 and so on, as Java's MetricWriter names
 // them.
-type MetricLog struct {
+type metricLog struct {
 	dir      string
 	base     string
 	maxSize  int64
@@ -59,29 +59,29 @@ type MetricLog struct {
 	written int64 // the last second written, Unix ms; -1 before the first
 }
 
-// OpenMetricLog prepares the metric log of app; files are created by the
+// openMetricLog prepares the metric log of app; files are created by the
 // first Write that has lines.
-func OpenMetricLog(app string, cfg MetricLogConfig) (*MetricLog, error) {
+func openMetricLog(app string, cfg MetricLogConfig) (*metricLog, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("transport: MetricLogConfig.Dir is empty")
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("transport: metric log: %w", err)
 	}
-	l := &MetricLog{dir: cfg.Dir, maxSize: cfg.MaxFileSize, maxFiles: cfg.MaxFiles, written: -1}
+	l := &metricLog{dir: cfg.Dir, maxSize: cfg.MaxFileSize, maxFiles: cfg.MaxFiles, written: -1}
 	if l.maxSize <= 0 {
 		l.maxSize = 50 << 20
 	}
 	if l.maxFiles <= 0 {
 		l.maxFiles = 6
 	}
-	l.base = MetricFileName(app, cfg.UsePID)
+	l.base = metricFileName(app, cfg.UsePID)
 	return l, nil
 }
 
-// MetricFileName is Java's MetricWriter.formMetricFileName: the log's
+// metricFileName is Java's MetricWriter.formMetricFileName: the log's
 // name before its date.
-func MetricFileName(app string, usePID bool) string {
+func metricFileName(app string, usePID bool) string {
 	name := strings.ReplaceAll(app, ".", "-") + "-metrics.log"
 	if usePID {
 		name += ".pid" + strconv.Itoa(os.Getpid())
@@ -91,10 +91,10 @@ func MetricFileName(app string, usePID bool) string {
 
 // Write appends the seconds that are over at now and not written yet (at
 // most the minute of history the runtime keeps).
-func (l *MetricLog) Write(now int64) error {
+func (l *metricLog) Write(now int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	nodes := MetricNodes(now, l.written+1000, now)
+	nodes := metricNodes(now, l.written+1000, now)
 	for i := 0; i < len(nodes); {
 		sec := nodes[i].Timestamp
 		j := i
@@ -110,7 +110,7 @@ func (l *MetricLog) Write(now int64) error {
 	return nil
 }
 
-func (l *MetricLog) writeSecond(sec int64, nodes []MetricNode) error {
+func (l *metricLog) writeSecond(sec int64, nodes []metricNode) error {
 	day := time.UnixMilli(sec).Format(time.DateOnly)
 	if l.f == nil || day != l.day {
 		if err := l.roll(day); err != nil {
@@ -141,7 +141,7 @@ func (l *MetricLog) writeSecond(sec int64, nodes []MetricNode) error {
 
 // roll closes the current file and opens the day's next one, removing the
 // oldest files beyond MaxFiles.
-func (l *MetricLog) roll(day string) error {
+func (l *metricLog) roll(day string) error {
 	if err := l.closeFiles(); err != nil {
 		return err
 	}
@@ -188,7 +188,7 @@ var metricSuffix = regexp.MustCompile(`^\.([0-9]{4}-[0-9]{2}-[0-9]{2})(?:\.([0-9
 // files lists the log's files, oldest first, as Java's
 // MetricFileNameComparator orders them: by date, then by name length
 // (.9 before .10), then by name.
-func (l *MetricLog) files() ([]string, error) {
+func (l *metricLog) files() ([]string, error) {
 	entries, err := os.ReadDir(l.dir)
 	if err != nil {
 		return nil, fmt.Errorf("transport: metric log: %w", err)
@@ -223,7 +223,7 @@ func (l *MetricLog) files() ([]string, error) {
 	return out, nil
 }
 
-func (l *MetricLog) closeFiles() error {
+func (l *metricLog) closeFiles() error {
 	var err error
 	if l.w != nil {
 		err = l.w.Flush()
@@ -239,7 +239,7 @@ func (l *MetricLog) closeFiles() error {
 }
 
 // Close closes the files.
-func (l *MetricLog) Close() error {
+func (l *metricLog) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.closeFiles()

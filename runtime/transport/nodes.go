@@ -20,10 +20,10 @@ const RootName = "machine-root"
 // metric log report it, and the dashboard leaves it out of its charts.
 const TotalInboundName = "__total_inbound_traffic__"
 
-// NodeVo is a node as the dashboard reads it (Java's NodeVo): QPS figures
+// nodeVO is a node as the dashboard reads it (Java's NodeVo): QPS figures
 // truncated to whole numbers, the minute's totals, and, in the tree, an id
 // and the parent's id.
-type NodeVo struct {
+type nodeVO struct {
 	ID                 string `json:"id,omitempty"`
 	ParentID           string `json:"parentId,omitempty"`
 	Resource           string `json:"resource"`
@@ -41,8 +41,8 @@ type NodeVo struct {
 	Timestamp          int64  `json:"timestamp"`
 }
 
-func nodeVo(name string, m stat.Metrics, now int64) NodeVo {
-	return NodeVo{
+func nodeVo(name string, m stat.Metrics, now int64) nodeVO {
+	return nodeVO{
 		Resource:           name,
 		ThreadNum:          m.Threads,
 		PassQPS:            int64(m.PassQPS),
@@ -66,7 +66,7 @@ func nodeVo(name string, m stat.Metrics, now int64) NodeVo {
 // oneMinute figures are 0; the cluster nodes (clusterNode) have them.
 func jsonTree(params) (string, error) {
 	now := runtime.NowMillis()
-	var out []NodeVo
+	var out []nodeVO
 	var visit func(t runtime.TreeNode, parent string, depth int)
 	visit = func(t runtime.TreeNode, parent string, depth int) {
 		vo := nodeVo(t.Name, t.Metrics, now)
@@ -95,7 +95,7 @@ const maxTreeDepth = 66
 func clusterNodes(p params) (string, error) {
 	notZero := strings.EqualFold(p["type"], "notZero")
 	now := runtime.NowMillis()
-	out := []NodeVo{}
+	out := []nodeVO{}
 	for _, r := range runtime.Resources() {
 		cn := r.ClusterNode()
 		if cn == nil {

@@ -31,7 +31,7 @@ type Server struct {
 	started    int64 // Unix ms, the cluster state's lastModified
 	commands   map[string]command
 	sem        chan struct{}
-	metricLog  *MetricLog
+	metricLog  *metricLog
 
 	// rulesMu serialises setRules, so that the file written back holds
 	// the last rules loaded.
@@ -65,16 +65,16 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	dashboards, err := ParseDashboards(cfg.Dashboard)
+	dashboards, err := parseDashboards(cfg.Dashboard)
 	if err != nil {
 		runtime.Logger().Warn("sentinel: "+err.Error(), slog.String("dashboard", cfg.Dashboard))
 	}
 	if cfg.Dashboard != "" && len(dashboards) == 0 {
 		return nil, fmt.Errorf("transport: no usable dashboard address in %q", cfg.Dashboard)
 	}
-	var ml *MetricLog
+	var ml *metricLog
 	if cfg.MetricLog != nil {
-		if ml, err = OpenMetricLog(cfg.App, *cfg.MetricLog); err != nil {
+		if ml, err = openMetricLog(cfg.App, *cfg.MetricLog); err != nil {
 			return nil, err
 		}
 	}
