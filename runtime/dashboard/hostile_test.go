@@ -97,8 +97,9 @@ func TestRuleUpdateThatWouldNotLoadAgainIsRefused(t *testing.T) {
 func TestRuleUpdateRefusedBySaveIsPutBack(t *testing.T) {
 	t.Cleanup(func() { _ = flow.LoadRules(nil) })
 	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: "dashboard.kept", Grade: flow.GradeQPS, Count: 1}}))
+	keeper := datasource.NewKeeper(datasource.KeeperConfig{Name: "etcd:/rules", Kind: datasource.Flow, MaxSize: 64})
 	rf := dashboard.RuleFile{Kind: datasource.Flow, Save: func(k datasource.Kind) error {
-		_, err := datasource.EncodeCheckedMax("etcd:/rules", k, 64)
+		_, err := keeper.EncodeSave(k)
 		return err
 	}}
 	srv := httptest.NewServer(dashboard.New(dashboard.WithRuleUpdates(rf)))

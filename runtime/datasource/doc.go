@@ -91,11 +91,14 @@
 // # Writing a data source
 //
 // A data source (a file, an etcd key, a Redis channel) reads bytes and
-// hands each new version to LoadReport(name, data, kind, opts...), passing
-// on the Options its user gave (WithPolicy); it keeps the error or the
-// Report's Warnings for its LastError, LastWarnings and Status, and calls
-// LogReport once per version loaded. Package datasource/file does exactly
-// this.
+// hands each version to a Keeper (NewKeeper, Keeper.Offer), passing on
+// the Options its user gave (WithPolicy) in KeeperConfig.Load. The Keeper
+// loads what is new, keeps the rules in force when a version is refused,
+// logs each outcome once, and keeps the Status, LastError, LastWarnings
+// and subscribers that the dashboard and the metrics collector read; a
+// write-back encodes through Keeper.EncodeSave, which refuses what would
+// not load again. Packages datasource/file, datasource/etcd and
+// datasource/redis are built this way.
 //
 // # Checking rule files
 //

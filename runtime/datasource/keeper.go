@@ -149,14 +149,14 @@ func (k *Keeper) Close(stop func(), done <-chan struct{}) {
 }
 
 // EncodeSave is what a source's write-back writes when asked to save the
-// rules of kind: the source's kind (SaveKind) in force, encoded and
-// checked to load again under the source's size cap (EncodeCheckedMax).
+// rules of kind: the source's kind (saveKind) in force, encoded and
+// checked to load again under the source's size cap (encodeCheckedMax).
 func (k *Keeper) EncodeSave(kind Kind) ([]byte, error) {
-	kind, err := SaveKind(k.cfg.Kind, kind)
+	kind, err := saveKind(k.cfg.Kind, kind)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", k.cfg.Name, err)
 	}
-	return EncodeCheckedMax(k.cfg.Name, kind, k.cfg.MaxSize)
+	return encodeCheckedMax(k.cfg.Name, kind, k.cfg.MaxSize)
 }
 
 // changedInMemory reports whether the rules in force differ from those the
@@ -195,10 +195,10 @@ func (k *Keeper) record(rep Report, err error) {
 	k.mu.Unlock()
 
 	if err == nil {
-		LogReport(k.cfg.Name, k.cfg.Kind.Name(), rep)
+		logReport(k.cfg.Name, k.cfg.Kind.Name(), rep)
 	} else {
 		runtime.Logger().Warn("sentinel: "+k.cfg.Noun+" refused; the rules in force are kept",
-			slog.String("path", k.cfg.Name), slog.String("kind", k.cfg.Kind.Name()), slog.String("error", Summary(err)))
+			slog.String("path", k.cfg.Name), slog.String("kind", k.cfg.Kind.Name()), slog.String("error", summary(err)))
 	}
 	for _, fn := range fns {
 		k.call(fn, ev)
@@ -223,9 +223,9 @@ func (k *Keeper) call(fn func(Event), ev Event) {
 	fn(ev)
 }
 
-// Summary keeps a log line readable when a document has thousands of bad
+// summary keeps a log line readable when a document has thousands of bad
 // rules: the first ten lines of err, and how many more there are.
-func Summary(err error) string {
+func summary(err error) string {
 	const keep = 10
 	lines := strings.Split(err.Error(), "\n")
 	if len(lines) <= keep {

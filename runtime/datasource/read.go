@@ -162,11 +162,11 @@ func LoadReport(name string, data []byte, kind Kind, opts ...Option) (Report, er
 	return Report{Rules: rs.Len(), Skipped: len(skipped), Warnings: rs.Warnings()}, nil
 }
 
-// LogReport logs a load's outcome once, as every data source does: the
+// logReport logs a load's outcome once, as every data source does: the
 // rule count at info, and when there are warnings one line at warn that
 // lists them (skipped rules included). source names the source (a file
 // path, an etcd key).
-func LogReport(source, kind string, rep Report) {
+func logReport(source, kind string, rep Report) {
 	runtime.Logger().Info("sentinel: rules loaded",
 		slog.String("source", source), slog.String("kind", kind), slog.Int("rules", rep.Rules))
 	if len(rep.Warnings) == 0 {

@@ -15,14 +15,14 @@ var ErrWouldNotLoad = errors.New("would not load again")
 // for a write-back to name (a file, a key), and decodes and validates the
 // result before handing it out: what a write-back produces must load again,
 // or the watching sources (this one, the fleet's others) would refuse it.
-// It must also fit DefaultMaxSize; see EncodeCheckedMax.
+// It must also fit DefaultMaxSize; see encodeCheckedMax.
 func EncodeChecked(name string, kind Kind) ([]byte, error) {
-	return EncodeCheckedMax(name, kind, 0)
+	return encodeCheckedMax(name, kind, 0)
 }
 
-// EncodeCheckedMax is EncodeChecked for sources whose size cap is maxSize
+// encodeCheckedMax is EncodeChecked for sources whose size cap is maxSize
 // (DefaultMaxSize when maxSize <= 0). Errors wrap ErrWouldNotLoad.
-func EncodeCheckedMax(name string, kind Kind, maxSize int64) ([]byte, error) {
+func encodeCheckedMax(name string, kind Kind, maxSize int64) ([]byte, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxSize
 	}
@@ -44,11 +44,11 @@ func EncodeCheckedMax(name string, kind Kind, maxSize int64) ([]byte, error) {
 	return data, nil
 }
 
-// SaveKind is the kind a source of kind source writes back when asked to
+// saveKind is the kind a source of kind source writes back when asked to
 // save asked: the source's own. A combined source saves every kind in
 // force whichever kind was updated (a lone array would not load as its
 // document); a source of one kind saves only that kind.
-func SaveKind(source, asked Kind) (Kind, error) {
+func saveKind(source, asked Kind) (Kind, error) {
 	if asked == nil || asked == source || asked.Name() == source.Name() {
 		return source, nil
 	}
