@@ -51,6 +51,36 @@
 // where it has rules for it, so a call pays for the rules of its resource
 // and for nothing else.
 //
+// # What users call, and what slot and adapter authors implement
+//
+// Protecting code takes Entry, SentinelEntry (Exit, Context, SetError),
+// the EntryOptions (WithArgs, WithTrafficType, WithResourceType,
+// WithBatchCount, WithPrioritized), WithError, EnterContext and
+// ContextName, Declare and ResourceSpec, BlockError and ErrBlocked.
+// Operating it takes SetEnabled, SetLogger, SetBlockLogLines, SetClock,
+// Resources, LookupResource and Tree, which the dashboard and the metrics
+// collector read. Nothing else is needed to protect a service.
+//
+// Writing a slot of your own, as the rule packages do, takes the rest:
+//
+//   - Slot (Bind a resource to a Checker), RegisterSlot, UnregisterSlot,
+//     Slots and SlotInfo, and the order constants (OrderFlow, ...);
+//   - Checker (Check a Call, Exit it), and the interfaces a Checker may
+//     add: ExitSkipper (nothing to give back at exit), ExitsOnCurrentRules
+//     (exited on the rules in force at exit, as breakers are);
+//   - ResourceNamer and Naming: a Slot whose rules name resources, exactly
+//     or by pattern, so that such a resource keeps its own chain past
+//     MaxResources;
+//   - Call (the call's resource, nodes, origin, arguments through
+//     ArgsReader, clock), NewBlockError, CountDryRunBlock;
+//   - Rule, RuleError and RuleErrors (positioned rule errors), Property and
+//     NewProperty (a rule set data sources update), RulesChanged (rebind
+//     chains after a load).
+//
+// Writing an adapter (a web framework, an RPC system) takes EntryWith and
+// EntryInContextWith, which keep an adapter's per-call state in the
+// entry's one allocation.
+//
 // # Bounded tables
 //
 // Callers choose much of what the runtime keeps: origins come from request
