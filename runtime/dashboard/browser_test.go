@@ -136,6 +136,16 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 	assert.EqualValues(t, 2, p["pass"].total, "the breaker opened after the first second")
 	assert.Equal(t, 39, p["block"].points)
 
+	card := dom[strings.Index(dom, `data-resource="`+order+`"`):]
+	assert.Contains(t, card, `<b>5</b> pass/s`, "the headline is the last whole second, not the current one's 4 passes so far")
+	assert.Contains(t, card, `<b>3</b> block/s`)
+	assert.Contains(t, dom, `<td>QPS (1)</td>`, "codes are named, with the code beside")
+	assert.Contains(t, dom, `<td>Reject (0)</td>`)
+	assert.Contains(t, dom, `<td>error count (2)</td>`)
+	assert.NotContains(t, dom, `<th>warmUpPeriodSec</th>`, "a Reject rule has no warm-up period to show")
+	assert.NotContains(t, dom, `<th>maxQueueingTimeMs</th>`)
+	assert.Contains(t, dom, `(1 rule)`)
+
 	assert.Contains(t, dom, `data-state="OPEN"`, "the payment breaker is shown open")
 	assert.Contains(t, dom, `data-kind="flow"`, "the flow rules are listed")
 	assert.Contains(t, dom, `data-kind="degrade"`)

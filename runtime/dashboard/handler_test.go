@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -181,4 +182,23 @@ func TestSnapshotShowsTheGlobalSwitch(t *testing.T) {
 	assert.False(t, s.Enabled, "the page shows the switch off")
 	_, page := get(t, srv, "/")
 	assert.Contains(t, page, `id="switch"`)
+}
+
+// Java's node reads a minimum RT of 5000 ms while nothing completed; the
+// JSON says 0, and the page shows no figure.
+func TestAnIdleResourceHasNoMinimumRT(t *testing.T) {
+	clk := clocktest.New()
+	defer runtime.SetClock(clk)()
+	name := "dashboard.idle"
+	e, b := runtime.Entry(context.Background(), name)
+	require.Nil(t, b)
+	e.Exit()
+	clk.Advance(3 * time.Second) // the call leaves the second window
+	srv := httptest.NewServer(dashboard.New())
+	defer srv.Close()
+	var rs []dashboard.Resource
+	getJSON(t, srv, "/api/resources?name="+name, &rs)
+	require.Len(t, rs, 1)
+	assert.Zero(t, rs[0].Metrics.SuccessQPS)
+	assert.Zero(t, rs[0].Metrics.MinRT, "no minimum while nothing completed")
 }

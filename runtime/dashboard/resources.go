@@ -74,12 +74,23 @@ func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 	out := Resource{Name: safetext.Label(r.Name()), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params,
 		DryRunBlocks: dryRunBlocks(r)}
 	if cn := r.ClusterNode(); cn != nil {
-		out.Metrics = cn.Metrics(now)
+		out.Metrics = metricsOf(cn.Node, now)
 		if withHistory {
 			out.History = history(cn.History(now), now)
 		}
 	}
 	return out
+}
+
+// metricsOf is n's figures as the JSON shows them: MinRT is 0 while nothing
+// completed in the window, where Java's node reads its 5000 ms ceiling (the
+// transport protocol keeps Java's figure).
+func metricsOf(n *stat.Node, now int64) stat.Metrics {
+	m := n.Metrics(now)
+	if m.SuccessQPS == 0 {
+		m.MinRT = 0
+	}
+	return m
 }
 
 // labelTree makes the tree's context and resource names labels

@@ -116,7 +116,7 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {
 		Now:       now,
 		Enabled:   runtime.Enabled(),
 		Resources: busiest(now, h.limit),
-		Inbound:   Resource{Name: "inbound", Traffic: "in", Metrics: in.Metrics(now), History: history(in.History(now), now)},
+		Inbound:   Resource{Name: "inbound", Traffic: "in", Metrics: metricsOf(in, now), History: history(in.History(now), now)},
 		Rules:     h.rules(),
 		Breakers:  breakers(),
 		Sources:   h.sourceStates(),
