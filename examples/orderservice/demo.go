@@ -36,16 +36,28 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 	// prints rule reloads itself.
 	runtime.SetLogger(slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	defer runtime.SetLogger(nil)
-	var tableMu sync.Mutex
+	// Reloads print under the table's header; those of the first load, which
+	// happen before it, are kept and printed under it as one line.
+	var (
+		tableMu      sync.Mutex
+		tableStarted bool
+		firstLoads   []string
+	)
 	onReload := func(ev datasource.Event) {
 		tableMu.Lock()
 		defer tableMu.Unlock()
-		if ev.Loaded {
-			fmt.Fprintf(out, "   -- %s reloaded: %d rules in force\n", filepath.Base(ev.Path), ev.Rules)
-		} else {
+		switch {
+		case !tableStarted && ev.Loaded:
+			firstLoads = append(firstLoads, fmt.Sprintf("%s (%s)", filepath.Base(ev.Path), plural(ev.Rules, "rule")))
+		case ev.Loaded:
+			fmt.Fprintf(out, "   -- %s reloaded: %s in force\n", filepath.Base(ev.Path), plural(ev.Rules, "rule"))
+		default:
 			fmt.Fprintf(out, "   -- %s refused, previous rules stay: %v\n", filepath.Base(ev.Path), ev.Err)
 		}
 	}
+	breakers := newBreakerStates()
+	degrade.RegisterStateChangeObserver("orderservice-demo", breakers.observe)
+	defer degrade.UnregisterStateChangeObserver("orderservice-demo")
 	a, err := start(ctx, config{addr: "127.0.0.1:0", grpcAddr: "127.0.0.1:0", rulesDir: dir, createDelay: 300 * time.Millisecond,
 		pollEvery: 200 * time.Millisecond, onReload: onReload})
 	if err != nil {
@@ -96,7 +108,13 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 		{0.6, "payment provider recovers", func() error { a.provider.SetFailing(false); return nil }},
 	}
 
-	fmt.Fprintf(out, "%4s  %-29s %7s %8s %10s  %s\n", "sec", "resource", "passed", "blocked", "avg RT ms", "breaker")
+	tableMu.Lock()
+	fmt.Fprintf(out, "%4s  %-29s %7s %8s %10s  %s\n", "sec", "resource", "passed", "blocked", "avg RT ms", "breaker in that second")
+	if len(firstLoads) > 0 {
+		fmt.Fprintf(out, "   -- loaded at start: %s\n", strings.Join(firstLoads, ", "))
+	}
+	tableStarted = true
+	tableMu.Unlock()
 	start := time.Now()
 	next := 0
 	tick := time.NewTicker(time.Second)
@@ -111,7 +129,7 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 			break
 		}
 		tableMu.Lock()
-		printSecond(out, sec)
+		printSecond(out, sec, breakers)
 		for next < len(script) && time.Since(start) >= time.Duration(script[next].at*float64(d)) {
 			fmt.Fprintf(out, "   -- %s\n", script[next].what)
 			if err := script[next].do(); err != nil {
@@ -134,14 +152,11 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 // demoResources are the rows of the table, in order.
 var demoResources = []string{"/api/order", grpcGetOrder, "getOrder", "createOrder", "payOrder", "listOrders"}
 
-// printSecond prints each resource's figures for the last whole second.
-func printSecond(w io.Writer, sec int) {
+// printSecond prints each resource's figures for the last whole second,
+// and the states its breaker was in during that second.
+func printSecond(w io.Writer, sec int, breakers *breakerStates) {
 	now := runtime.NowMillis()
 	prev := now - now%1000 - 1000
-	states := map[string]string{}
-	for _, b := range degrade.Breakers() {
-		states[b.Resource] = b.State.String()
-	}
 	for _, name := range demoResources {
 		r := runtime.LookupResource(name)
 		if r == nil || r.ClusterNode() == nil {
@@ -157,8 +172,16 @@ func printSecond(w io.Writer, sec int) {
 		if c.Success > 0 {
 			rt = fmt.Sprintf("%.1f", float64(c.RT)/float64(c.Success))
 		}
-		fmt.Fprintf(w, "%4d  %-29s %7d %8d %10s  %s\n", sec, name, c.Pass, c.Block, rt, states[name])
+		fmt.Fprintf(w, "%4d  %-29s %7d %8d %10s  %s\n", sec, name, c.Pass, c.Block, rt, breakers.during(name, prev, prev+1000))
 	}
+}
+
+// plural is "1 rule", "2 rules".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // editLimit rewrites the count of resource's rule in a flow rule file, as

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -174,4 +175,23 @@ func TestDemoRuns(t *testing.T) {
 	assert.Contains(t, out.String(), "answered 200")
 	assert.Contains(t, out.String(), "answered RESOURCE_EXHAUSTED", "gRPC calls refused beside the HTTP table")
 	assert.Contains(t, out.String(), grpcGetOrder)
+	header := strings.Index(out.String(), " sec  resource")
+	loaded := strings.Index(out.String(), "-- loaded at start: flow.json (4 rules), degrade.json (1 rule)")
+	require.GreaterOrEqual(t, header, 0)
+	assert.Greater(t, loaded, header, "the first load is told under the table's header:\n%s", out.String())
+	assert.NotContains(t, out.String(), " 1 rules")
+}
+
+// The breaker column tells the states of the second the figures are for.
+func TestDemoBreakerColumnTellsTheSecondsStates(t *testing.T) {
+	b := newBreakerStates()
+	b.observe(degrade.StateChange{Resource: "pay", From: degrade.Closed, To: degrade.Open, Millis: 2_300})
+	b.observe(degrade.StateChange{Resource: "pay", From: degrade.Open, To: degrade.HalfOpen, Millis: 4_100})
+	b.observe(degrade.StateChange{Resource: "pay", From: degrade.HalfOpen, To: degrade.Closed, Millis: 4_102})
+	assert.Equal(t, "CLOSED", b.during("pay", 1_000, 2_000), "closed all through, though it is closed again only later")
+	assert.Equal(t, "CLOSED → OPEN", b.during("pay", 2_000, 3_000))
+	assert.Equal(t, "OPEN", b.during("pay", 3_000, 4_000))
+	assert.Equal(t, "OPEN → HALF_OPEN → CLOSED", b.during("pay", 4_000, 5_000))
+	assert.Equal(t, "CLOSED", b.during("pay", 5_000, 6_000))
+	assert.Equal(t, "", b.during("list", 5_000, 6_000), "no breaker")
 }
