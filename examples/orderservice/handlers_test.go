@@ -35,6 +35,16 @@ func TestGetOrderServesTheStoredOrderWhenAdmitted(t *testing.T) {
 	assert.Equal(t, &Order{ID: 1, User: "alice", Item: "book-1", Amount: 10, Status: "new"}, o)
 }
 
+// The test docs/rules.md shows.
+func TestGetOrderServesADegradedOrderWhenBlocked(t *testing.T) {
+	sentineltest.Reset(t)                                // no rules of any kind, fresh statistics
+	sentineltest.Block(t, "getOrder", runtime.BlockFlow) // every call refused until the test ends
+	svc, _ := newTestService(t)                          // with a stand-in payment provider
+	o, err := svc.GetOrder(context.Background(), 2)      // the wrapper calls getOrderBlocked
+	require.NoError(t, err)
+	assert.True(t, o.Degraded)
+}
+
 func TestGetOrderBlockHandlerServesADegradedOrderWhateverBlocks(t *testing.T) {
 	sentineltest.Reset(t)
 	svc, _ := newTestService(t)

@@ -68,3 +68,20 @@ func ExampleTransport() {
 		defer resp.Body.Close() // exits the entry, if not read to the end before
 	}
 }
+
+// addr and getOrder stand for a service's own address and handler.
+var addr = "127.0.0.1:8080"
+
+func getOrder(w http.ResponseWriter, r *http.Request) {
+	fmt.Fprintln(w, "order", r.URL.Query().Get("id"))
+}
+
+// A ServeMux whose handlers are protected, and a client whose calls are.
+func ExampleNewServeMux() {
+	mux := nethttp.NewServeMux()               // an http.ServeMux whose handlers are protected
+	mux.HandleFunc("GET /api/order", getOrder) // resource "/api/order", inbound
+	http.ListenAndServe(addr, mux)
+
+	client := &http.Client{Transport: nethttp.Transport(http.DefaultTransport)} // "GET:http://host/path", outbound
+	_ = client
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/url"
 	"os"
@@ -50,4 +51,19 @@ func ExampleStart() {
 	// Output:
 	// success
 	// getOrder 20
+}
+
+// A service registers with a sentinel-dashboard and takes its rules.
+func ExampleConfig() {
+	ctx := context.Background()
+	srv, err := transport.Start(ctx, transport.Config{
+		App:       "orders",
+		Addr:      "10.0.0.7:8719", // where the dashboard calls back; never defaulted to every interface
+		Dashboard: "sentinel-dashboard:8858",
+		RuleFiles: []dashboard.RuleFile{{Kind: datasource.Flow, Path: "rules/flow.json"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close()
 }
