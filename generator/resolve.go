@@ -21,6 +21,7 @@ type resolver struct {
 	dir       string
 	sib       *siblings       // read on first use: most packages have no directives
 	embedders embedderIndex   // built on first use, once per package
+	funcs     []string        // the package's function names, for "did you mean"
 	cons      constraint.Expr // the build constraint of the file being resolved
 	errs      annotations.ErrorList
 }
