@@ -75,8 +75,21 @@
 // some build compiles both files. So do a file's import
 // names and what it dot-imports. A method wrapper must not hide a field
 // or method promoted from an embedded field, nor take a name go vet holds
-// to another signature (ReadByte, WriteTo, Unwrap, ...). Each refusal
-// says where the name is taken; wrapper= chooses another.
+// to another signature (ReadByte, WriteTo, Unwrap, ...).
+//
+// What a type is depends on its methods, so method wrappers are judged
+// together, with every method the run generates: an Error wrapper makes
+// the type an error, whose Unwrap, Is and As vet then checks; Lock and
+// Unlock wrappers that would make *T a sync.Locker (and T not) are
+// refused, because go vet's copylocks would then report every copy of a
+// T in code nobody changed. A derived name (no wrapper=) that would give
+// the type String() string, GoString() string or Error() string is
+// refused too: fmt would print the value differently, errors.As would
+// match it, and nobody asked; wrapper=String says it is meant. Other
+// well-known names are what a method of that name is for, and are not
+// warned about: close() gets Close and the type becomes an io.Closer,
+// read() gets Read. Each refusal says where the name is taken; wrapper=
+// chooses another.
 //
 // # Build constraints
 //

@@ -98,6 +98,7 @@ func generatePackage(cfg Config, p *packages.Package) *Package {
 		}
 	}
 	checkDuplicateWrappers(r, files)
+	checkMethodSets(r, files)
 	checkForeignOutputs(r, files)
 	if len(r.errs) > 0 {
 		r.errs.Sort()

@@ -25,6 +25,7 @@ type wrapper struct {
 	ptrRecv   bool
 
 	name     string   // the wrapper's name
+	named    bool     // given by wrapper=, not derived from the method's
 	tparams  []string // the names the wrapper gives its type parameters (typeParams order)
 	resource string   // the resource name
 	resVar   string   // the package-level var holding the declared resource

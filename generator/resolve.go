@@ -51,7 +51,7 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 		batch: d.Batch, traffic: d.Traffic, resType: d.Type.Const,
 	}
 	if d.Wrapper.IsSet() {
-		w.namePos = d.Wrapper.Pos
+		w.namePos, w.named = d.Wrapper.Pos, true
 	}
 	before := len(r.errs)
 	if !r.checkTypesValid(w, d) {
@@ -247,12 +247,7 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 			name, objKind(obj), name, outer.Obj().Name(), typ, r.short(outer.Obj().Pos()))
 		return ""
 	}
-	if want := nonCanonical(name, w.sig); want != "" {
-		r.errs.Add(pos, "wrapper %s: go vet requires a method %s to have signature %s, and %s has %s: add wrapper=Name",
-			name, name, want, w.fn.Name(), strings.TrimPrefix(types.TypeString(w.sig, qualifier(w.fn.Pkg())), "func"))
-		return ""
-	}
-	return name
+	return name // what the name makes of the type is checked with the whole run's wrappers (methodsets.go)
 }
 
 // embedderClash finds a struct type of the package that embeds the
