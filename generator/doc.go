@@ -22,9 +22,12 @@
 // # Checking
 //
 // Each directive (package annotations parses them) is resolved with
-// go/types: handlers are methods of the receiver (for a method), functions
-// of the package (for a function), or pkg.Func of an imported package, and
-// their signatures must be identical (types.Identical) to:
+// go/types: handlers are methods of the receiver or, for a name the
+// receiver lacks, functions of the package called without it (for a
+// method, as Java's blockHandlerClass holds static methods), functions
+// of the package (for a function), or pkg.Func of an imported package; a
+// name that resolves to none gets a "did you mean". Their signatures must
+// be identical (types.Identical) to:
 //
 //	blockHandler     business params, then *runtime.BlockError; same results
 //	fallback         business params, optionally then error; same results
@@ -55,8 +58,11 @@
 // ignore=. Arguments are boxed for hot-parameter rules only when
 // Resource.NeedsArgs says a rule reads them. Identifiers are
 // chosen so that nothing the wrapper refers to is shadowed: import names
-// avoid the package block and type parameters, locals avoid parameters
-// and imports. A result holding a lock (go vet's copylocks) is never
+// avoid the package block and type parameters; locals avoid parameters,
+// imports and every predeclared name (a parameter called int is renamed,
+// so that the int the wrapper writes stays the type); a type parameter
+// named like a function, handler or ignore= value the wrapper calls
+// (func Slice[T any, Slice ~[]T]) is renamed in the wrapper. A result holding a lock (go vet's copylocks) is never
 // copied from a local: such a wrapper returns the call directly, or
 // through named results.
 //
@@ -69,8 +75,21 @@
 // some build compiles both files. So do a file's import
 // names and what it dot-imports. A method wrapper must not hide a field
 // or method promoted from an embedded field, nor take a name go vet holds
-// to another signature (ReadByte, WriteTo, Unwrap, ...). Each refusal
-// says where the name is taken; wrapper= chooses another.
+// to another signature (ReadByte, WriteTo, Unwrap, ...).
+//
+// What a type is depends on its methods, so method wrappers are judged
+// together, with every method the run generates: an Error wrapper makes
+// the type an error, whose Unwrap, Is and As vet then checks; Lock and
+// Unlock wrappers that would make *T a sync.Locker (and T not) are
+// refused, because go vet's copylocks would then report every copy of a
+// T in code nobody changed. A derived name (no wrapper=) that would give
+// the type String() string, GoString() string or Error() string is
+// refused too: fmt would print the value differently, errors.As would
+// match it, and nobody asked; wrapper=String says it is meant. Other
+// well-known names are what a method of that name is for, and are not
+// warned about: close() gets Close and the type becomes an io.Closer,
+// read() gets Read. Each refusal says where the name is taken; wrapper=
+// chooses another.
 //
 // # Build constraints
 //

@@ -20,6 +20,7 @@ type fileGen struct {
 	names      map[string]string // import path -> package name, of every package referred to
 	aliases    map[string]string // import path -> name in this file; nil while collecting
 	aliasNames map[string]bool   // the names in aliases
+	cur        *wrapper          // the wrapper being built
 }
 
 // fixedPackages are the packages wrappers call into, by name.

@@ -98,6 +98,7 @@ func generatePackage(cfg Config, p *packages.Package) *Package {
 		}
 	}
 	checkDuplicateWrappers(r, files)
+	checkMethodSets(r, files)
 	checkForeignOutputs(r, files)
 	if len(r.errs) > 0 {
 		r.errs.Sort()
@@ -216,7 +217,36 @@ func packageNames(p *packages.Package, sib *siblings, files []*annotatedFile) ma
 			}
 		}
 	}
+	for _, af := range files {
+		for _, w := range af.wrappers {
+			nameTypeParams(w, n.taken)
+		}
+	}
 	return n.taken
+}
+
+// nameTypeParams names w's type parameters: as in the source, except
+// those named like something the body refers to (func Slice[T any, Slice
+// ~[]T] calls Slice[T, Slice1]) or like a predeclared name it uses, which
+// are renamed to a name free in the package block.
+func nameTypeParams(w *wrapper, pkgNames map[string]bool) {
+	tps := w.typeParams()
+	if tps.Len() == 0 {
+		return
+	}
+	refs := set(w.bodyRefs()...)
+	n := newNamer(pkgNames, universe)
+	for tp := range tps.TypeParams() {
+		n.taken[tp.Obj().Name()] = true
+	}
+	w.tparams = make([]string, tps.Len())
+	for i := range tps.Len() {
+		name := tps.At(i).Obj().Name()
+		if refs[name] || predeclared[name] {
+			name = n.fresh(name)
+		}
+		w.tparams[i] = name
+	}
 }
 
 // orphans are the previous outputs in dir that no longer have a source

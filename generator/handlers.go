@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sentinelgen/sentinelgen/annotations"
+	"github.com/sentinelgen/sentinelgen/internal/suggest"
 )
 
 // resolveHandlers finds blockHandler, fallback and defaultFallback and
@@ -58,24 +59,33 @@ func (r *resolver) mismatch(w *wrapper, v annotations.Value, key string, have sh
 	r.errs.Add(v.Pos, "%s %s has the wrong signature: have %s, want %s", key, v.Text, have.String(pkg), strings.Join(ws, " or "))
 }
 
-// findHandler resolves a handler name: a method on the receiver for a
-// method, a function of the package for a function, pkg.Func in an
-// imported package for either. It returns the handler with its shape as
-// seen from the wrapper: a generic function's instantiated with the
-// wrapper's type parameters.
+// findHandler resolves a handler name: for a method, a method on the
+// receiver, else a function of the package (called without the receiver,
+// as Java's blockHandlerClass holds static methods); for a function, a
+// function of the package; pkg.Func in an imported package for either. It
+// returns the handler with its shape as seen from the wrapper: a generic
+// function's instantiated with the wrapper's type parameters. A name that
+// resolves to nothing gets a "did you mean" among the names it could be.
 func (r *resolver) findHandler(w *wrapper, v annotations.Value, key string) (*handler, shape) {
 	what := key + "=" + v.Text
-	if w.recv != nil && !strings.Contains(v.Text, ".") {
+	qualified := strings.Contains(v.Text, ".")
+	if w.recv != nil && !qualified {
 		// Looked up on the receiver's type as the wrapper sees it, so that
 		// a generic receiver's method comes with its type parameters
 		// replaced by the business method's.
 		obj, _, _ := types.LookupFieldOrMethod(w.recv.Type(), true, w.fn.Pkg(), v.Text)
-		fn, ok := obj.(*types.Func)
-		if !ok {
-			r.errs.Add(v.Pos, "%s: %s has no method %s", what, w.recvNamed.Obj().Name(), v.Text)
+		if fn, ok := obj.(*types.Func); ok {
+			return &handler{obj: fn, method: true}, shapeOf(fn.Type().(*types.Signature))
+		}
+		if _, ok := w.fn.Pkg().Scope().Lookup(v.Text).(*types.Func); !ok {
+			r.errs.Add(v.Pos, "%s: %s has no method %s, and package %s no function %s%s",
+				what, w.recvNamed.Obj().Name(), v.Text, w.fn.Pkg().Name(), v.Text, r.didYouMean(w, v.Text))
 			return nil, shape{}
 		}
-		return &handler{obj: fn, method: true}, shapeOf(fn.Type().(*types.Signature))
+	}
+	if !qualified && w.fn.Pkg().Scope().Lookup(v.Text) == nil {
+		r.errs.Add(v.Pos, "%s: %s is not declared in package %s%s", what, v.Text, w.fn.Pkg().Name(), r.didYouMean(w, v.Text))
+		return nil, shape{}
 	}
 	obj := r.lookup(w, v, v.Text, what)
 	if obj == nil {
@@ -107,6 +117,45 @@ func (r *resolver) findHandler(w *wrapper, v annotations.Value, key string) (*ha
 		h.generic = true
 	}
 	return h, shapeOf(sig)
+}
+
+// didYouMean is "; did you mean X?" for the handler name nearest to name
+// (the receiver's methods, for a method, and the package's functions), or
+// "".
+func (r *resolver) didYouMean(w *wrapper, name string) string {
+	var known []string
+	if w.recv != nil {
+		ms := types.NewMethodSet(types.NewPointer(w.recvNamed))
+		for i := range ms.Len() {
+			if m := ms.At(i).Obj(); m != w.fn {
+				known = append(known, m.Name())
+			}
+		}
+	}
+	scope := w.fn.Pkg().Scope()
+	for _, n := range r.funcNames() {
+		if f, ok := scope.Lookup(n).(*types.Func); ok && f != w.fn {
+			known = append(known, n)
+		}
+	}
+	if s := suggest.Nearest(name, known); s != "" {
+		return "; did you mean " + s + "?"
+	}
+	return ""
+}
+
+// funcNames are the package's function names, listed once per package.
+func (r *resolver) funcNames() []string {
+	if r.funcs == nil {
+		r.funcs = []string{}
+		scope := r.pkg.Types.Scope()
+		for _, n := range scope.Names() {
+			if _, ok := scope.Lookup(n).(*types.Func); ok {
+				r.funcs = append(r.funcs, n)
+			}
+		}
+	}
+	return r.funcs
 }
 
 // resolveIgnore resolves ignore= items: error values (errors.Is) and error

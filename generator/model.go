@@ -24,9 +24,11 @@ type wrapper struct {
 	recvNamed *types.Named // the receiver's named type
 	ptrRecv   bool
 
-	name     string // the wrapper's name
-	resource string // the resource name
-	resVar   string // the package-level var holding the declared resource
+	name     string   // the wrapper's name
+	named    bool     // given by wrapper=, not derived from the method's
+	tparams  []string // the names the wrapper gives its type parameters (typeParams order)
+	resource string   // the resource name
+	resVar   string   // the package-level var holding the declared resource
 
 	ctxParam int   // index of a leading context.Context, or -1
 	args     []int // indices of the parameters hot-parameter rules see
@@ -75,10 +77,63 @@ func (w *wrapper) typeParams() *types.TypeParamList {
 // declares, which shadow package-level names and imports inside it.
 func typeParamNames(w *wrapper) map[string]bool {
 	names := map[string]bool{}
-	if tps := w.typeParams(); tps != nil {
-		for tp := range tps.TypeParams() {
-			names[tp.Obj().Name()] = true
-		}
+	for i := range w.typeParams().Len() {
+		names[w.typeParamName(i)] = true
 	}
 	return names
+}
+
+// typeParamName is the name the wrapper gives its i-th type parameter:
+// the source's, unless that would shadow what the wrapper's body calls
+// (see nameTypeParams).
+func (w *wrapper) typeParamName(i int) string {
+	if w.tparams != nil {
+		return w.tparams[i]
+	}
+	return w.typeParams().At(i).Obj().Name()
+}
+
+// tparamIndex is the index of tp among the wrapper's type parameters, or
+// -1.
+func (w *wrapper) tparamIndex(tp *types.TypeParam) int {
+	tps := w.typeParams()
+	for i := range tps.Len() {
+		if tps.At(i) == tp {
+			return i
+		}
+	}
+	return -1
+}
+
+// bodyRefs are the package-level names a wrapper's body refers to
+// unqualified: its resource variable, the annotated function and the
+// handlers that are functions of the package, and ignore= values and
+// types of the package. A type parameter of the wrapper must not shadow
+// them.
+func (w *wrapper) bodyRefs() []string {
+	refs := []string{w.resVar}
+	local := func(obj types.Object) bool { return obj.Pkg() == w.fn.Pkg() }
+	if w.recv == nil {
+		refs = append(refs, w.fn.Name())
+	}
+	for _, h := range []*handler{w.block, w.fallback, w.dflt} {
+		if h != nil && !h.method && local(h.obj) {
+			refs = append(refs, h.obj.Name())
+		}
+	}
+	for _, ig := range w.ignore {
+		if ig.value != nil && local(ig.value) {
+			refs = append(refs, ig.value.Name())
+		}
+		if ig.typ != nil {
+			t := ig.typ
+			if p, ok := t.(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			if n, ok := types.Unalias(t).(*types.Named); ok && local(n.Obj()) {
+				refs = append(refs, n.Obj().Name())
+			}
+		}
+	}
+	return refs
 }

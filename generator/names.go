@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"go/types"
 	"sort"
 	"strconv"
 )
@@ -40,9 +41,14 @@ func (n *namer) fresh(base string) string {
 	return name
 }
 
-// predeclared are the universe names generated bodies use; a parameter
-// named like one is renamed in the wrapper.
+// predeclared are the universe names generated bodies use; a type
+// parameter named like one is renamed in the wrapper.
 var predeclared = set("nil", "true", "false", "new", "panic", "recover", "error", "any")
+
+// universe is every predeclared name. A wrapper's locals avoid them all,
+// not only those its statements use: the types it writes (var r0 [2]int)
+// may name any of them, and a parameter called int must not shadow it.
+var universe = set(types.Universe.Names()...)
 
 // importAliases names each imported package for one generated file: its
 // own name where that is free, else the name with a numeric suffix. Names

@@ -16,12 +16,14 @@ import (
 
 // resolver checks directives against one package's types.
 type resolver struct {
-	cfg  Config
-	pkg  *packages.Package
-	dir  string
-	sib  *siblings       // read on first use: most packages have no directives
-	cons constraint.Expr // the build constraint of the file being resolved
-	errs annotations.ErrorList
+	cfg       Config
+	pkg       *packages.Package
+	dir       string
+	sib       *siblings       // read on first use: most packages have no directives
+	embedders embedderIndex   // built on first use, once per package
+	funcs     []string        // the package's function names, for "did you mean"
+	cons      constraint.Expr // the build constraint of the file being resolved
+	errs      annotations.ErrorList
 }
 
 // siblings returns what the package's files declare beyond what the type
@@ -49,7 +51,7 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 		batch: d.Batch, traffic: d.Traffic, resType: d.Type.Const,
 	}
 	if d.Wrapper.IsSet() {
-		w.namePos = d.Wrapper.Pos
+		w.namePos, w.named = d.Wrapper.Pos, true
 	}
 	before := len(r.errs)
 	if !r.checkTypesValid(w, d) {
@@ -245,12 +247,7 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 			name, objKind(obj), name, outer.Obj().Name(), typ, r.short(outer.Obj().Pos()))
 		return ""
 	}
-	if want := nonCanonical(name, w.sig); want != "" {
-		r.errs.Add(pos, "wrapper %s: go vet requires a method %s to have signature %s, and %s has %s: add wrapper=Name",
-			name, name, want, w.fn.Name(), strings.TrimPrefix(types.TypeString(w.sig, qualifier(w.fn.Pkg())), "func"))
-		return ""
-	}
-	return name
+	return name // what the name makes of the type is checked with the whole run's wrappers (methodsets.go)
 }
 
 // embedderClash finds a struct type of the package that embeds the
@@ -259,63 +256,16 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 // the selector ambiguous, which breaks its callers or silently drops an
 // interface it satisfies.
 func (r *resolver) embedderClash(w *wrapper, name string) (*types.Named, types.Object) {
-	pkg := w.fn.Pkg()
-	recv := w.recvNamed.Origin()
-	for _, n := range pkg.Scope().Names() {
-		tn, ok := pkg.Scope().Lookup(n).(*types.TypeName)
-		if !ok || tn.IsAlias() {
-			continue
-		}
-		outer, ok := tn.Type().(*types.Named)
-		if !ok || outer.Origin() == recv {
-			continue
-		}
-		depth := embedDepth(outer, recv)
-		if depth == 0 {
-			continue
-		}
-		obj, index, _ := types.LookupFieldOrMethod(types.NewPointer(outer), false, pkg, name)
-		if obj != nil && depth+1 <= len(index) {
-			return outer, obj
+	if r.embedders == nil {
+		r.embedders = indexEmbedders(r.pkg.Types)
+	}
+	for _, e := range r.embedders[w.recvNamed.Origin()] {
+		obj, index, _ := types.LookupFieldOrMethod(types.NewPointer(e.outer), false, w.fn.Pkg(), name)
+		if obj != nil && e.depth+1 <= len(index) {
+			return e.outer, obj
 		}
 	}
 	return nil, nil
-}
-
-// embedDepth is how many embedded fields deep outer embeds target (its
-// origin, through pointers), breadth first; 0 when it does not.
-func embedDepth(outer, target *types.Named) int {
-	seen := map[*types.Named]bool{outer.Origin(): true}
-	level := []*types.Named{outer}
-	for depth := 1; len(level) > 0 && depth <= 8; depth++ {
-		var next []*types.Named
-		for _, n := range level {
-			st, ok := n.Underlying().(*types.Struct)
-			if !ok {
-				continue
-			}
-			for f := range st.Fields() {
-				if !f.Embedded() {
-					continue
-				}
-				t := types.Unalias(f.Type())
-				if p, ok := t.(*types.Pointer); ok {
-					t = types.Unalias(p.Elem())
-				}
-				e, ok := t.(*types.Named)
-				if !ok || seen[e.Origin()] {
-					continue
-				}
-				if e.Origin() == target {
-					return depth
-				}
-				seen[e.Origin()] = true
-				next = append(next, e)
-			}
-		}
-		level = next
-	}
-	return 0
 }
 
 func kindOf(w *wrapper) string {

@@ -34,9 +34,10 @@ var canonicalMethods = map[string]struct{ args, results []string }{
 }
 
 // nonCanonical returns, for a method wrapper called name with signature
-// sig, the signature vet wants when sig is not it, following vet's own
-// special cases; "" when vet has nothing to say.
-func nonCanonical(name string, sig *types.Signature) string {
+// sig, on a receiver that is an error (isError) or not, the signature vet
+// wants when sig is not it, following vet's own special cases; "" when
+// vet has nothing to say.
+func nonCanonical(name string, sig *types.Signature, isError bool) string {
 	want, ok := canonicalMethods[name]
 	if !ok {
 		return ""
@@ -46,7 +47,7 @@ func nonCanonical(name string, sig *types.Signature) string {
 		return "" // not trying to be an io.WriterTo: vet lets it be
 	}
 	if name == "Is" || name == "As" || name == "Unwrap" {
-		if recv := sig.Recv(); recv == nil || !types.Implements(recv.Type(), errorType.Underlying().(*types.Interface)) {
+		if !isError {
 			return "" // only an error's Is, As and Unwrap are checked
 		}
 	}

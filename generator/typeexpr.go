@@ -22,6 +22,11 @@ func (g *fileGen) typeExpr(t types.Type) jen.Code {
 	case *types.Named:
 		return g.named(t.Obj(), t.TypeArgs())
 	case *types.TypeParam:
+		if g.cur != nil {
+			if i := g.cur.tparamIndex(t); i >= 0 {
+				return jen.Id(g.cur.typeParamName(i))
+			}
+		}
 		return jen.Id(t.Obj().Name())
 	case *types.Pointer:
 		return jen.Op("*").Add(g.typeExpr(t.Elem()))

@@ -20,11 +20,9 @@ type locals struct {
 }
 
 func (g *fileGen) locals(w *wrapper) locals {
-	n := newNamer(g.pkgNames, g.aliasNames, predeclared)
-	if tps := w.typeParams(); tps != nil {
-		for tp := range tps.TypeParams() {
-			n.taken[tp.Obj().Name()] = true
-		}
+	n := newNamer(g.pkgNames, g.aliasNames, universe)
+	for name := range typeParamNames(w) {
+		n.taken[name] = true
 	}
 	var l locals
 	name := func(v *types.Var, base string) string {
@@ -51,6 +49,8 @@ func (g *fileGen) locals(w *wrapper) locals {
 // business call; 5. a business error traced and handed to the fallback;
 // 6. the exit, deferred; 7. a panic recorded as the call's error.
 func (g *fileGen) wrapper(w *wrapper) jen.Code {
+	g.cur = w // typeExpr writes w's type parameters by w's names for them
+	defer func() { g.cur = nil }()
 	l := g.locals(w)
 	fn := jen.Commentf("%s calls %s as the Sentinel resource %q.", w.name, w.fn.Name(), w.resource).Line().Func()
 	if w.recv != nil {
@@ -58,7 +58,7 @@ func (g *fileGen) wrapper(w *wrapper) jen.Code {
 	}
 	fn.Id(w.name)
 	if w.recv == nil && w.sig.TypeParams().Len() > 0 {
-		fn.Types(g.typeParamDecls(w.sig.TypeParams())...)
+		fn.Types(g.typeParamDecls(w)...)
 	}
 	params := make([]jen.Code, len(l.params))
 	for i, p := range l.params {
@@ -82,7 +82,7 @@ func (g *fileGen) receiverType(w *wrapper) jen.Code {
 	if tps := w.sig.RecvTypeParams(); tps.Len() > 0 {
 		ids := make([]jen.Code, tps.Len())
 		for i := range ids {
-			ids[i] = jen.Id(tps.At(i).Obj().Name())
+			ids[i] = jen.Id(w.typeParamName(i))
 		}
 		t.Types(ids...)
 	}
@@ -92,11 +92,11 @@ func (g *fileGen) receiverType(w *wrapper) jen.Code {
 	return t
 }
 
-func (g *fileGen) typeParamDecls(tps *types.TypeParamList) []jen.Code {
+func (g *fileGen) typeParamDecls(w *wrapper) []jen.Code {
+	tps := w.sig.TypeParams()
 	out := make([]jen.Code, tps.Len())
 	for i := range out {
-		tp := tps.At(i)
-		out[i] = jen.Id(tp.Obj().Name()).Add(g.typeExpr(tp.Constraint()))
+		out[i] = jen.Id(w.typeParamName(i)).Add(g.typeExpr(tps.At(i).Constraint()))
 	}
 	return out
 }
@@ -332,7 +332,7 @@ func (g *fileGen) callee(w *wrapper, l locals, fn *types.Func, method bool) *jen
 		tps := w.typeParams()
 		ids := make([]jen.Code, tps.Len())
 		for i := range ids {
-			ids[i] = jen.Id(tps.At(i).Obj().Name())
+			ids[i] = jen.Id(w.typeParamName(i))
 		}
 		s.Types(ids...)
 	}

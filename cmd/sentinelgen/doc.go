@@ -37,7 +37,8 @@
 //
 //	-check
 //		Write nothing. Report each generated file that is stale, missing
-//		or orphaned, and exit 1 if there is any (for CI).
+//		or orphaned (an emptied one is not), and exit 1 if there is any
+//		(for CI).
 //	-tags list
 //		Comma-separated build tags to load the packages with, as go build's.
 //	-v
@@ -68,8 +69,12 @@
 // (x_linux.go's output says //go:build linux). Output is gofmt'ed and
 // deterministic; a file whose content would not change is not rewritten.
 // A generated file whose source lost its directives, or was deleted, is
-// removed. Only files starting with that header are ever overwritten or
-// removed. While loading, previous outputs are read as empty, so a stale
+// removed; under go generate it is emptied instead, down to the header, a
+// note and its package clause, because go generate lists a package's
+// files before running generators and fails on one removed meanwhile.
+// Such a stub builds everywhere, -check does not report it, and the next
+// sentinelgen run outside go generate removes it. Only files starting
+// with that header are ever overwritten, emptied or removed. While loading, previous outputs are read as empty, so a stale
 // output that no longer compiles never blocks regeneration.
 //
 // # Errors

@@ -66,7 +66,7 @@ func runGenerate(env runEnv, args []string) error {
 		fmt.Fprintln(stderr, e)
 		problems = true
 	}
-	out := &outputs{check: f.check, verbose: f.verbose, stdout: stdout, stderr: stderr, rel: rel}
+	out := &outputs{check: f.check, verbose: f.verbose, goGenerate: env.goGenerate, stdout: stdout, stderr: stderr, rel: rel}
 	for _, p := range res.Packages {
 		if len(p.Errors) > 0 {
 			continue
@@ -98,6 +98,7 @@ func runGenerate(env runEnv, args []string) error {
 // only compares.
 type outputs struct {
 	check, verbose bool
+	goGenerate     bool // orphans are emptied, not removed (see Stub)
 	stdout, stderr io.Writer
 	rel            func(string) string
 	outdated       int
@@ -133,14 +134,34 @@ func (o *outputs) write(f generator.File) {
 	}
 }
 
+// remove removes an orphan; under go generate, it empties it instead
+// (generator.Stub), since go generate fails on a file removed under it.
+// An orphan already emptied is not out of date.
 func (o *outputs) remove(path string) {
 	old, err := os.ReadFile(path)
 	if err != nil || !generator.IsGenerated(old) {
 		return
 	}
 	if o.check {
-		fmt.Fprintf(o.stdout, "orphaned: %s\n", o.rel(path))
-		o.outdated++
+		if !generator.IsStub(old) {
+			fmt.Fprintf(o.stdout, "orphaned: %s\n", o.rel(path))
+			o.outdated++
+		}
+		return
+	}
+	if o.goGenerate {
+		stub, _ := generator.Stub(old)
+		if bytes.Equal(stub, old) {
+			return
+		}
+		if err := writeFileAtomic(path, stub); err != nil {
+			fmt.Fprintln(o.stderr, "sentinelgen:", err)
+			o.failed = true
+			return
+		}
+		if o.verbose {
+			fmt.Fprintf(o.stderr, "emptied %s (removed when sentinelgen runs outside go generate)\n", o.rel(path))
+		}
 		return
 	}
 	if err := os.Remove(path); err != nil {

@@ -48,6 +48,9 @@ type runEnv struct {
 	environ []string // environment for the go command; nil inherits
 	stdout  io.Writer
 	stderr  io.Writer
+	// goGenerate: run by go generate, which fails on a file of the
+	// package removed under it, so orphans are emptied instead (a Stub).
+	goGenerate bool
 }
 
 // run runs one command line in the process's working directory.
@@ -56,7 +59,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return runWith(runEnv{dir: cwd, stdout: stdout, stderr: stderr}, args)
+	// go generate sets GOFILE and GOPACKAGE for the commands it runs.
+	goGenerate := os.Getenv("GOFILE") != "" && os.Getenv("GOPACKAGE") != ""
+	return runWith(runEnv{dir: cwd, stdout: stdout, stderr: stderr, goGenerate: goGenerate}, args)
 }
 
 // runWith runs one command line. It reads no globals and writes only to
