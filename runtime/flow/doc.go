@@ -33,19 +33,31 @@
 // refResource, passes every call (Java's FlowRuleChecker selects no node);
 // an unknown controlBehavior code rejects over the count, as Reject (Java's
 // generateRater). count 0 is valid and blocks every
-// call. Exact duplicates are loaded once (Java's HashSet). Rules returns
-// what is in force, defaults filled in.
+// call. A rule equal to an earlier one by Java's FlowRule.equals (every
+// field but DryRun, a blank limitApp being "default") is dropped, as
+// Java's HashSet drops it; the first stays. Rules returns what is in force,
+// in load order, defaults filled in.
 //
 // # Which rules apply, on which statistics
 //
 // A resource's rules are checked in the order of Java's
-// RuleManager.getRules: first its own rules, sorted by FlowRuleComparator
-// (specific origins, then "other", then "default", cluster rules last,
-// load order otherwise), then the regex rules whose pattern matches the
-// whole name (RE2 syntax), pattern by pattern in the order their first
-// rule was loaded, each pattern's rules sorted the same way. The first
-// rule that refuses the call blocks it with a runtime.BlockError whose
-// Rule is the *Rule and whose TriggeredValue is the rule's limitApp.
+// RuleManager.getRules: first its own rules, then the regex rules whose
+// pattern matches the whole name (RE2 syntax), pattern by pattern in the
+// order their first rule was loaded (Java's order of patterns is a
+// HashMap's of identity hashes: unpredictable). Each list is in Java
+// Sentinel 1.8's exact order, computed at load: Java puts a resource's
+// rules in a HashSet, so rules come in the order of their FlowRule.hashCode
+// in the set's table (Java 17's HashMap: its size, bins, resizes and tree
+// bins reproduced), not in load order, and then sorts them stably with
+// FlowRuleComparator: local rules before cluster rules, and among each,
+// rules of a specific limitApp ("other" included, which the comparator
+// does not tell from an origin) before "default" ones. So of two rules
+// that differ only in count, either may be checked first, whatever the
+// load order, as in Java; it matters when the first one makes the call
+// wait or keeps state. The first rule that refuses the call blocks it with
+// a runtime.BlockError whose Rule is the *Rule (the one Java's
+// FlowException would carry) and whose TriggeredValue is the rule's
+// limitApp.
 //
 // limitApp selects callers as Java's FlowRuleChecker: a specific origin
 // (runtime.EnterContext's origin) limits that origin's calls, "other"

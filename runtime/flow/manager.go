@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -29,9 +28,9 @@ var (
 // ruleSet is an immutable compiled rule set, published whole.
 type ruleSet struct {
 	rules []Rule                 // as in force, for Rules
-	exact map[string][]*compiled // by resource name, in load order
-	regex []*compiled
-	refs  map[string]bool // the refResources of Relate rules
+	exact map[string][]*compiled // by resource name, in Java's order
+	regex []*compiled            // pattern by pattern, each in Java's order
+	refs  map[string]bool        // the refResources of Relate rules
 	byKey map[ruleKey]*compiled
 }
 
@@ -90,8 +89,10 @@ func (t *stateTable) get(resource string, create func() *resState) *resState {
 // runtime.RuleErrors naming each bad rule's index, field and reason, and
 // the rules in force stay. nil or empty clears the rules.
 //
-// Exact duplicates are loaded once, as Java's HashSet does; two rules that
-// differ only in DryRun are duplicates, and the first is kept.
+// Rules are checked in Java Sentinel's order (see the package doc), not in
+// load order. A rule equal to an earlier one by Java's FlowRule.equals is
+// dropped, as Java's HashSet drops it; two rules that differ only in
+// DryRun are equal, and the first is kept.
 func LoadRules(rules []Rule) error {
 	errs, patterns := validate(rules)
 	if len(errs) > 0 {
@@ -107,50 +108,58 @@ func LoadRules(rules []Rule) error {
 // install compiles rules (already valid) and publishes them, taking regex
 // rules' patterns from what validation compiled (nil: compile them).
 // loadMu is held.
+//
+// Each resource's rules are kept in the order Java checks them
+// (javaOrder); regex rules pattern by pattern, patterns in the order their
+// first rule was loaded (Java keeps patterns in a HashMap keyed by
+// identity, whose order is unpredictable), each pattern's rules in Java's
+// order. Rules keeps load order.
 func install(rules []Rule, patterns *ruleutil.Regexes) {
 	old := current.Load()
 	next := &ruleSet{exact: make(map[string][]*compiled), byKey: make(map[ruleKey]*compiled), refs: make(map[string]bool)}
+	inForce := make([]Rule, len(rules))
 	for i := range rules {
-		r := rules[i].normalized()
-		k := keyOf(&r, coldFactor)
-		if next.byKey[k] != nil {
+		inForce[i] = rules[i].normalized()
+	}
+	kept := make([]bool, len(inForce))
+	byPattern := make(map[string][]*compiled)
+	for _, group := range javaOrder(inForce) {
+		for _, i := range group {
+			r := &inForce[i]
+			k := keyOf(r, coldFactor)
+			if next.byKey[k] != nil {
+				continue // counts 0 and -0, two rules to Java, are one here
+			}
+			cr := &compiled{rule: r, limit: admissionLimit(r.Count), states: &stateTable{}, coldFactor: coldFactor}
+			if old != nil {
+				if prev := old.byKey[k]; prev != nil {
+					cr.states = prev.states
+				}
+			}
+			if r.Regex {
+				cr.re, _ = patterns.Compile(r.Resource) // validated: compiled already
+				byPattern[r.Resource] = append(byPattern[r.Resource], cr)
+			} else {
+				next.exact[r.Resource] = append(next.exact[r.Resource], cr)
+			}
+			if r.Strategy == Relate && r.RefResource != "" {
+				next.refs[r.RefResource] = true
+			}
+			next.byKey[k] = cr
+			kept[i] = true
+		}
+	}
+	for i := range inForce {
+		if !kept[i] {
 			continue
 		}
-		cr := &compiled{rule: &r, limit: admissionLimit(r.Count), states: &stateTable{}, coldFactor: coldFactor}
-		if old != nil {
-			if prev := old.byKey[k]; prev != nil {
-				cr.states = prev.states
-			}
+		next.rules = append(next.rules, inForce[i])
+		if p := inForce[i].Resource; inForce[i].Regex && byPattern[p] != nil {
+			next.regex = append(next.regex, byPattern[p]...)
+			delete(byPattern, p)
 		}
-		if r.Regex {
-			cr.re, _ = patterns.Compile(r.Resource) // validated: compiled already
-			next.regex = append(next.regex, cr)
-		} else {
-			next.exact[r.Resource] = append(next.exact[r.Resource], cr)
-		}
-		if r.Strategy == Relate && r.RefResource != "" {
-			next.refs[r.RefResource] = true
-		}
-		next.byKey[k] = cr
-		next.rules = append(next.rules, r)
 	}
-	groupByPattern(next.regex)
 	current.Store(next)
-}
-
-// groupByPattern orders regex rules pattern by pattern, patterns in the
-// order their first rule came, rules of a pattern in load order: Java
-// groups rules by their resource string before matching them.
-func groupByPattern(rules []*compiled) {
-	first := make(map[string]int, len(rules))
-	for i, cr := range rules {
-		if _, ok := first[cr.rule.Resource]; !ok {
-			first[cr.rule.Resource] = i
-		}
-	}
-	sort.SliceStable(rules, func(i, j int) bool {
-		return first[rules[i].rule.Resource] < first[rules[j].rule.Resource]
-	})
 }
 
 // Rules returns a copy of the rules in force, with Java's defaults filled

@@ -1,7 +1,6 @@
 package flow
 
 import (
-	"sort"
 	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -56,17 +55,13 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 }
 
 // rulesFor lists the rules that apply to the resource named name, in the
-// order Java's RuleManager.getRules returns them: the resource's own rules
-// sorted by FlowRuleComparator (specific origins, then "other", then
-// "default"; cluster rules after local ones; load order otherwise), then the
-// regex rules that match it, pattern by pattern, each pattern's rules
-// sorted the same way. Java keeps the patterns in a HashMap, whose order is
-// unspecified; they come in the order their first rule was loaded here.
+// order Java's RuleManager.getRules returns them: the resource's own rules,
+// then the regex rules that match it, pattern by pattern. install has put
+// each list in Java's order (order.go).
 func rulesFor(rs *ruleSet, name string) []*compiled {
 	own := rs.exact[name]
 	applying := make([]*compiled, 0, len(own))
 	applying = append(applying, own...)
-	byRank(applying)
 	for i := 0; i < len(rs.regex); {
 		// Rules of one pattern are adjacent (install groups them).
 		j := i + 1
@@ -74,32 +69,11 @@ func rulesFor(rs *ruleSet, name string) []*compiled {
 			j++
 		}
 		if rs.regex[i].re.MatchString(name) {
-			start := len(applying)
 			applying = append(applying, rs.regex[i:j]...)
-			byRank(applying[start:])
 		}
 		i = j
 	}
 	return applying
-}
-
-func byRank(rules []*compiled) {
-	sort.SliceStable(rules, func(i, j int) bool { return rank(rules[i].rule) < rank(rules[j].rule) })
-}
-
-func rank(r *Rule) int {
-	n := 2
-	switch r.LimitApp {
-	case LimitAppOther:
-		n = 1
-	case LimitAppDefault:
-	default:
-		n = 0
-	}
-	if r.ClusterMode {
-		n += 3
-	}
-	return n
 }
 
 // checker is the flow slot bound to one resource: its rules in Java's

@@ -35,6 +35,16 @@
 //
 // # Semantics reproduced from Java
 //
+//   - Order: a resource's rules are checked in Java Sentinel 1.8's exact
+//     order, computed at load: its own rules, then the regex rules that
+//     match its name, pattern by pattern (patterns in the order their
+//     first rule was loaded; Java's order of patterns is unpredictable).
+//     Java puts a resource's rules in a HashSet and checks them in its
+//     iteration order, unsorted, which follows ParamFlowRule.hashCode and
+//     the set's table (Java 17's HashMap), not load order. It matters: a
+//     rule checked before the one that refuses a call has already taken
+//     the call's tokens or made it wait. The BlockError names the rule
+//     Java's ParamFlowException would carry.
 //   - paramIdx picks the argument; negative counts from the end (-1 is the
 //     last), resolved on every call (Java rewrites the shared rule's
 //     paramIdx on the first call, fixing it for every later call whatever
@@ -108,7 +118,10 @@
 // already held takes a shard's read lock and allocates nothing; keys of
 // integers and strings are built without allocation.
 //
-// Reloading a rule equal to one in force keeps its per-value state. Equal
-// rules within one set are checked once (Java keeps them in a HashSet).
+// Reloading a rule equal to one in force keeps its per-value state. Of
+// rules equal by Java's ParamFlowRule.equals (every field but DryRun, a
+// blank limitApp being "default", items compared in order) within one
+// set, the first is checked and the others are dropped, as Java's HashSet
+// drops them.
 // Of two items for the same value, the later one counts (Java's HashMap).
 package paramflow

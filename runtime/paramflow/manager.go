@@ -62,9 +62,9 @@ func (s *ruleState) forResource(name string, regex bool) *cache {
 // ruleSet is the published, immutable set of rules in force.
 type ruleSet struct {
 	rules      []Rule
-	byResource map[string][]*compiledRule
-	regex      []*compiledRule
-	states     map[string]*ruleState // by rule identity, for reloads
+	byResource map[string][]*compiledRule // in Java's order
+	regex      []*compiledRule            // pattern by pattern, each in Java's order
+	states     map[string]*ruleState      // by rule identity, for reloads
 }
 
 var (
@@ -130,26 +130,41 @@ func LoadRules(rules []Rule) error {
 		s.rules = append(s.rules, copyRule(r))
 	}
 	for i := range s.rules {
-		r := &s.rules[i]
-		r.LimitApp = ruleutil.LimitApp(r.LimitApp)
-		id := identity(r)
-		if s.states[id] != nil {
-			continue // an equal rule twice: Java's HashSet keeps one
-		}
-		cr := compileWith(r, patterns)
-		st := old[id]
-		if st == nil {
-			st = &ruleState{capacity: capacityFor(cr.durationSec), byName: map[string]*cache{}}
-			if !r.Regex {
-				st.exact = newCache(st.capacity)
+		s.rules[i].LimitApp = ruleutil.LimitApp(s.rules[i].LimitApp)
+	}
+	// Each resource's rules in Java's order (order.go); regex rules
+	// pattern by pattern, patterns in the order their first rule was
+	// loaded (Java keeps patterns in a HashMap keyed by identity, whose
+	// order is unpredictable), each pattern's rules in Java's order.
+	byPattern := map[string][]*compiledRule{}
+	for _, group := range javaOrder(s.rules) {
+		for _, i := range group {
+			r := &s.rules[i]
+			id := identity(r)
+			if s.states[id] != nil {
+				continue // counts 0 and -0, two rules to Java, are one here
+			}
+			cr := compileWith(r, patterns)
+			st := old[id]
+			if st == nil {
+				st = &ruleState{capacity: capacityFor(cr.durationSec), byName: map[string]*cache{}}
+				if !r.Regex {
+					st.exact = newCache(st.capacity)
+				}
+			}
+			s.states[id] = st
+			cr.state = st
+			if r.Regex {
+				byPattern[r.Resource] = append(byPattern[r.Resource], cr)
+			} else {
+				s.byResource[r.Resource] = append(s.byResource[r.Resource], cr)
 			}
 		}
-		s.states[id] = st
-		cr.state = st
-		if r.Regex {
-			s.regex = append(s.regex, cr)
-		} else {
-			s.byResource[r.Resource] = append(s.byResource[r.Resource], cr)
+	}
+	for i := range s.rules {
+		if p := s.rules[i].Resource; s.rules[i].Regex && byPattern[p] != nil {
+			s.regex = append(s.regex, byPattern[p]...)
+			delete(byPattern, p)
 		}
 	}
 	inForce.Store(s)

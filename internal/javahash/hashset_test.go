@@ -1,0 +1,82 @@
+package javahash
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ints(t *testing.T, s string) []int {
+	t.Helper()
+	var out []int
+	for _, f := range strings.Split(strings.TrimSuffix(s, ","), ",") {
+		n, err := strconv.Atoi(f)
+		require.NoError(t, err)
+		out = append(out, n)
+	}
+	return out
+}
+
+// setOrder adds elements 0..n-1 with the given hash codes and returns the
+// iteration order.
+func setOrder(hashes []int) []int {
+	s := NewSet(func(a, b int) bool { return a == b })
+	for i, h := range hashes {
+		s.Add(i, int32(h))
+	}
+	return s.Elements()
+}
+
+// The orders Java 17's HashSet gives elements of these hash codes: random
+// ones over several resizes, and bins crowded enough to become trees
+// (step64x20: the tree's root heads the bin), split on resize, with
+// negative hashes in the same tree, and turned back into lists.
+func TestSetOrderIsJava17s(t *testing.T) {
+	f, err := os.Open("testdata/hashset_java17.txt")
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	cases := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") || line == "" {
+			continue
+		}
+		parts := strings.Split(line, "|")
+		require.Len(t, parts, 3, line)
+		t.Run(parts[0], func(t *testing.T) {
+			assert.Equal(t, ints(t, parts[2]), setOrder(ints(t, parts[1])))
+		})
+		cases++
+	}
+	require.NoError(t, sc.Err())
+	require.Equal(t, 7, cases)
+}
+
+func TestSetKeepsTheFirstOfEqualElements(t *testing.T) {
+	type rule struct{ name, load string }
+	s := NewSet(func(a, b rule) bool { return a.name == b.name })
+	assert.True(t, s.Add(rule{"a", "first"}, 1))
+	assert.True(t, s.Add(rule{"b", "first"}, 17)) // same bin
+	assert.False(t, s.Add(rule{"a", "second"}, 1))
+	assert.False(t, s.Add(rule{"b", "second"}, 17))
+	assert.Equal(t, []rule{{"a", "first"}, {"b", "first"}}, s.Elements())
+	assert.Equal(t, 2, s.Len())
+}
+
+func TestSetFindsEqualElementsInATreeBin(t *testing.T) {
+	s := NewSet(func(a, b int) bool { return a == b })
+	for i := range 20 {
+		require.True(t, s.Add(i, int32(i*64)))
+	}
+	for i := range 20 {
+		assert.False(t, s.Add(i, int32(i*64)), "element %d", i)
+	}
+	assert.Equal(t, 20, s.Len())
+}
