@@ -259,3 +259,21 @@ func clearRulesTB(tb testing.TB) {
 	_ = authority.LoadRules(nil)
 	_ = paramflow.LoadRules(nil)
 }
+
+// Java's AuthorityRuleManager keeps one rule per resource, the first, and
+// its getRules lists only that one.
+func TestGetRulesListsOnlyTheAuthorityRuleInForce(t *testing.T) {
+	clearRules(t)
+	t.Cleanup(func() { clearRules(t) })
+	require.NoError(t, authority.LoadRules([]authority.Rule{
+		{Resource: "createOrder", LimitApp: "appA", Strategy: authority.Black},
+		{Resource: "createOrder", LimitApp: "appB", Strategy: authority.Black}, // ignored, as in Java
+	}))
+	srv := start(t, transport.Config{})
+	code, body := getRules(t, srv, "authority")
+	require.Equal(t, http.StatusOK, code, body)
+	var got []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &got), body)
+	require.Len(t, got, 1, body)
+	assert.Equal(t, "appA", got[0]["limitApp"])
+}
