@@ -325,7 +325,7 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 		node = r.defaultNode.Load() // r.node's common case, inlined
 	}
 	if node == nil {
-		node = r.node(sc, parent)
+		node = r.node(sc, parent, c)
 	}
 	c.node = node
 	c.start = clock.Millis()

@@ -131,6 +131,47 @@ func TestDeclaredTrafficAndTypeApplyToEveryCall(t *testing.T) {
 	assert.Equal(t, []string{"in/web", "out/rpc"}, seen)
 }
 
+func TestTheFirstCallClassifiesAnUndeclaredResource(t *testing.T) {
+	clocktest.Install(t)
+	e, b := runtime.Entry(context.Background(), t.Name(), runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.RPC))
+	require.Nil(t, b)
+	e.Exit()
+	r := runtime.LookupResource(t.Name())
+	require.NotNil(t, r)
+	assert.Equal(t, runtime.Inbound, r.Spec().Traffic, "what the dashboards show: Java's ClusterNode keeps the first call's type")
+	assert.Equal(t, runtime.RPC, r.Spec().Type)
+
+	// A later call of another type leaves the classification alone, and
+	// a call without options is still outbound and common.
+	s := newTestSlot(t.Name())
+	var seen []string
+	s.block = func(c *runtime.Call) bool {
+		seen = append(seen, c.Traffic().String()+"/"+c.ResourceType().String())
+		return false
+	}
+	register(t, t.Name(), 0, s)
+	e, b = runtime.Entry(context.Background(), t.Name(), runtime.WithResourceType(runtime.Web))
+	require.Nil(t, b)
+	e.Exit()
+	e, b = runtime.Entry(context.Background(), t.Name())
+	require.Nil(t, b)
+	e.Exit()
+	assert.Equal(t, []string{"out/web", "out/common"}, seen)
+	assert.Equal(t, runtime.RPC, r.Spec().Type)
+
+	// A declaration says what it says, whatever the calls.
+	runtime.Declare(runtime.ResourceSpec{Name: t.Name(), Type: runtime.Web})
+	assert.Equal(t, runtime.Web, r.Spec().Type)
+	assert.Equal(t, runtime.Outbound, r.Spec().Traffic)
+}
+
+func TestTheOverflowResourceIsListedOnlyOnceSomethingOverflowed(t *testing.T) {
+	for _, r := range runtime.Resources() {
+		assert.False(t, r.Overflow(), "nothing overflowed in this process: %s is no resource anybody called", r.Name())
+	}
+	assert.NotNil(t, runtime.LookupResource(runtime.OverflowResourceName), "it exists, ready to count")
+}
+
 func TestConcurrentCallsLeaveNoThreadsAndLoseNoCounts(t *testing.T) {
 	c := clocktest.Install(t)
 	r := runtime.Declare(runtime.ResourceSpec{Name: t.Name()})

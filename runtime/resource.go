@@ -59,6 +59,9 @@ type Resource struct {
 	kinds    atomic.Uint32
 	overflow bool // counts the calls to names past MaxResources
 	name     string
+	// declared is set by Declare; guarded by mu. An undeclared resource's
+	// spec takes its first call's traffic and type instead (newNode).
+	declared bool
 
 	patternReserved atomic.Bool // counted in patternReserved
 
@@ -87,7 +90,9 @@ var (
 		KeyBytes: maxResourceNameBytes,
 		Reserved: MaxResources,
 	}, func(name string) int { return len(name) })
-	resourceWarned atomic.Bool
+	// overflowed is set once a call was counted on the overflow resource
+	// (and the warning logged): until then Resources leaves it out.
+	overflowed atomic.Bool
 	// patternReserved counts the resources kept past MaxResources because
 	// only a regex rule matches their name.
 	patternReserved atomic.Int64
@@ -112,6 +117,7 @@ func Declare(spec ResourceSpec) *Resource {
 		s.Params = append([]string(nil), spec.Params...)
 		r.mu.Lock() // spec and kinds change together
 		r.setSpec(&s)
+		r.declared = true
 		r.mu.Unlock()
 	}
 	return r
@@ -125,11 +131,15 @@ func LookupResource(name string) *Resource {
 }
 
 // Resources returns every resource, sorted by name; the overflow resource
-// is among them.
+// is among them once a call was counted on it (until then no view lists
+// a resource that nobody called).
 func Resources() []*Resource {
 	out := make([]*Resource, 0, resources.Len())
+	listOverflow := overflowed.Load()
 	resources.Range(func(_ string, r *Resource) bool {
-		out = append(out, r)
+		if !r.overflow || listOverflow {
+			out = append(out, r)
+		}
 		return true
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
@@ -173,8 +183,8 @@ func resourceNamed(name string, declared bool) *Resource {
 			}
 		}
 	}
-	if !resourceWarned.Load() { // the arguments allocate: only build them once
-		warnOnce(&resourceWarned, "sentinel: resource limit reached; calls to further resources are counted together",
+	if !overflowed.Load() { // the arguments allocate: only build them once
+		warnOnce(&overflowed, "sentinel: resource limit reached; calls to further resources are counted together",
 			"limit", MaxResources, "resource", safeAttr(name), "counted as", OverflowResourceName)
 	}
 	return overflowResource
@@ -200,7 +210,11 @@ func (r *Resource) setSpec(s *ResourceSpec) {
 // Name is the resource's name.
 func (r *Resource) Name() string { return r.name }
 
-// Spec is the resource's declaration.
+// Spec is the resource's declaration. A resource never declared takes
+// its first call's traffic and type (WithTrafficType, WithResourceType),
+// as Java's ClusterNode keeps the first call's resource type: what the
+// dashboards and metric lines classify it by. Later calls without those
+// options are still outbound and common.
 func (r *Resource) Spec() ResourceSpec { return *r.spec.Load() }
 
 // ClusterNode is the resource's statistics across contexts.
@@ -248,7 +262,7 @@ func (r *Resource) Overflow() bool { return r.overflow }
 // node returns the resource's DefaultNode in context sc, linking a new node
 // under parent's node, or under the context's entrance when there is no
 // parent (Java's NodeSelectorSlot: a node is linked once, when created).
-func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode {
+func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry, c *Call) *DefaultNode {
 	if sc.entrance == defaultEntrance {
 		if n := r.defaultNode.Load(); n != nil {
 			return n
@@ -256,13 +270,21 @@ func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry) *DefaultNode
 	} else if n, ok := r.nodes.Load(sc.entrance); ok {
 		return n
 	}
-	return r.newNode(sc, parent)
+	return r.newNode(sc, parent, c)
 }
 
-// newNode is node for a context the resource has no node in yet.
-func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry) *DefaultNode {
+// newNode is node for a context the resource has no node in yet; c is the
+// call that needs it.
+func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry, c *Call) *DefaultNode {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.sharing == nil && !r.declared && !r.overflow {
+		// The first call of an undeclared resource classifies it (see
+		// Spec): once per resource, off the path of every later call.
+		s := *r.spec.Load()
+		s.Traffic, s.Type = c.traffic, c.rtype
+		r.spec.Store(&s)
+	}
 	var n *DefaultNode
 	if sc.entrance == defaultEntrance {
 		if n = r.defaultNode.Load(); n != nil {

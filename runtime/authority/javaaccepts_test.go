@@ -33,6 +33,8 @@ func TestRulesJavaAcceptsLoadWithJavaMeaning(t *testing.T) {
 	load(t, rules...)
 	assert.NotNil(t, enter("auth-dup", "appA"), "the first rule is in force")
 	assert.Nil(t, enter("auth-dup", "appB"), "the redundant one is not")
+	assert.Equal(t, []authority.Rule{rules[0], rules[2], rules[3]}, authority.Rules(),
+		"only the rules in force are listed (getRules, write-backs), as Java lists them")
 	assert.Nil(t, enter("auth-odd", "appA"), "an unknown strategy passes")
 	var b *runtime.BlockError = enter("auth-commas", "appA")
 	assert.NotNil(t, b, "a white list naming no origin refuses every caller with one")

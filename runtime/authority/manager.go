@@ -14,7 +14,8 @@ import (
 
 // ruleSet is one loaded rule set, immutable once published.
 type ruleSet struct {
-	rules    []Rule               // as loaded, for Rules
+	rules    []Rule               // as loaded; compiled rules point into it
+	listed   []Rule               // the rules in force, for Rules: redundant ones left out
 	exact    map[string]*compiled // by resource
 	patterns []*compiled          // regex rules
 }
@@ -86,13 +87,15 @@ func ValidateRules(rules []Rule) error {
 	return err
 }
 
-// Rules returns a copy of the rules in force.
+// Rules returns a copy of the rules in force: a later rule for a resource
+// that has one is not (Java ignores it, and its getRules command does not
+// list it either).
 func Rules() []Rule {
 	s := current.Load()
-	if s == nil || len(s.rules) == 0 {
+	if s == nil || len(s.listed) == 0 {
 		return nil
 	}
-	return append([]Rule(nil), s.rules...)
+	return append([]Rule(nil), s.listed...)
 }
 
 // Property is the authority rules' property, which data sources update
@@ -124,6 +127,7 @@ func compile(rules []Rule) (*ruleSet, error) {
 			ok = false
 		} else {
 			first[key{r.Resource, r.Regex}] = i
+			s.listed = append(s.listed, *r)
 			if r.Regex {
 				re, err := compiler.Compile(r.Resource)
 				if err != nil {

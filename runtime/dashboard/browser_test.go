@@ -96,7 +96,9 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 	}
 	src := fakeSource{st: datasource.Status{Path: "rules/flow.json", Kind: "flow", Watching: "fsnotify+poll",
 		Rules: 1, Loads: 3, Refusals: 1, LastLoad: time.Now(),
-		LastError: errors.New(`flow.json: rule 0 (resource "x"): controlBehavior 7 is not one of 0..3`)}}
+		LastError: errors.New(`flow.json: rule 0 (resource "x"): controlBehavior 7 is not one of 0..3`),
+		Warnings: []datasource.Warning{{Name: "rules/flow.json", Line: 1, Column: 35, Rule: 0, Resource: "getOrder", Field: "cout",
+			Message: `is not a field of this rule; did you mean "count"?`}}}}
 	edit := dashboard.RuleFile{Kind: datasource.Flow, Path: filepath.Join(t.TempDir(), "flow.json")}
 	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(src), dashboard.WithRuleUpdates(edit)))
 	defer srv.Close()
@@ -150,6 +152,8 @@ func TestPageDrawsChartsInABrowser(t *testing.T) {
 	assert.Contains(t, dom, `data-kind="flow"`, "the flow rules are listed")
 	assert.Contains(t, dom, `data-kind="degrade"`)
 	assert.Contains(t, dom, "controlBehavior 7 is not one of 0..3", "the source's last error is shown")
+	assert.Contains(t, dom, `<span class="warn">rules/flow.json:1:35: rule 0 (resource "getOrder"): warning: cout is not a field of this rule; did you mean "count"?</span>`,
+		"and its warnings")
 	assert.Contains(t, dom, `<span class="" id="status">updated `, "the last poll succeeded")
 	assert.Contains(t, dom, `<div id="editor">`, "the rule editor shows when updates are on")
 	assert.Contains(t, dom, `<option value="flow">flow</option>`)

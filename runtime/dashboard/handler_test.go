@@ -65,7 +65,9 @@ func TestSnapshot(t *testing.T) {
 	defer runtime.SetClock(clk)()
 	order, payment := traffic(t, clk, "dashboard.snapshot", 2)
 	src := fakeSource{st: datasource.Status{Path: "rules/degrade.json", Kind: "degrade", Watching: "poll", Refusals: 1,
-		LastError: errors.New(`degrade.json: rule 0 (resource "x"): timeWindow 0 is not > 0`)}}
+		LastError: errors.New(`degrade.json: rule 0 (resource "x"): timeWindow 0 is not > 0`),
+		Warnings: []datasource.Warning{{Name: "rules/degrade.json", Line: 1, Column: 3, Rule: 0, Field: "cout",
+			Message: `is not a field of this rule; did you mean "count"?`}}}}
 	srv := httptest.NewServer(dashboard.New(dashboard.WithSource(src)))
 	defer srv.Close()
 
@@ -88,6 +90,8 @@ func TestSnapshot(t *testing.T) {
 	assert.Greater(t, s.Breakers[0].NextRetryMillis, s.Now)
 	require.Len(t, s.Sources, 1)
 	assert.Contains(t, s.Sources[0].LastError, "timeWindow 0")
+	assert.Equal(t, []string{`rules/degrade.json:1:3: rule 0: warning: cout is not a field of this rule; did you mean "count"?`}, s.Sources[0].Warnings,
+		"the sources table shows what the log says")
 	assert.Nil(t, s.Sources[0].LastLoad)
 	assert.Empty(t, s.Editable)
 }

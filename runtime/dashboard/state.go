@@ -9,6 +9,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 )
 
@@ -57,6 +58,10 @@ type SourceState struct {
 	LastChange *time.Time `json:"lastChange,omitempty"`
 	// LastError is the last refusal, "" after a good load.
 	LastError string `json:"lastError,omitempty"`
+	// Warnings are the last version loaded's warnings (a misspelt
+	// field, a quoted number, ...), one line each, as the log writes
+	// them: at most datasource.MaxWarnings and a count of the rest.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 func (h *Handler) sourceStates() []SourceState {
@@ -72,6 +77,12 @@ func (h *Handler) sourceStates() []SourceState {
 		}
 		if s.LastError != nil {
 			st.LastError = boundError(s.LastError.Error())
+		}
+		for i, w := range s.Warnings {
+			if i > datasource.MaxWarnings { // a source of its own may keep more
+				break
+			}
+			st.Warnings = append(st.Warnings, boundError(w.String()))
 		}
 		out = append(out, st)
 	}

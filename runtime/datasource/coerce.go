@@ -21,6 +21,7 @@ type walker struct {
 	warns []Warning
 	errs  map[string]runtime.RuleErrors
 	offs  map[string][]int
+	typos map[string][]typo // misspelt fields, per section
 
 	lines   lineIndex
 	more    int  // warnings past MaxWarnings, counted only
@@ -107,6 +108,9 @@ func (w *walker) object(obj *hujson.Object, s *schema, path string) {
 	kept := obj.Members[:0]
 	for _, m := range obj.Members {
 		fs, name := s.field(memberName(&m))
+		if fs == nil {
+			w.typo(&m, s, path)
+		}
 		if fs == nil || fs.shape == shapeAny {
 			kept = append(kept, m)
 			continue
@@ -259,6 +263,21 @@ func (w *walker) boolean(v *hujson.Value, lit hujson.Literal, path string) {
 	v.Value = hujson.Bool(b)
 	w.changed = true
 	w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a boolean; read as %t, as fastjson reads it", string(lit), b))
+}
+
+// typo warns on an unknown member that is near a field of s, and keeps
+// it for the refusal it may cause.
+func (w *walker) typo(m *hujson.ObjectMember, s *schema, path string) {
+	found := string(memberName(m))
+	want := s.nearField(found)
+	if want == "" {
+		return
+	}
+	if w.typos == nil {
+		w.typos = map[string][]typo{}
+	}
+	w.typos[w.section] = append(w.typos[w.section], typo{rule: w.index, found: path + found, want: path + want})
+	w.warn(m.Name.StartOffset, path+found, typoMessage(path+want, s.defs[want]))
 }
 
 func (w *walker) warn(off int, path, msg string) {

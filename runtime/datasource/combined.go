@@ -61,7 +61,7 @@ func (c *combinedKind) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if plainJSON(text) {
+	if plainJSON(text) && knownMembers(text, c.docSchema()) {
 		if set, err := c.decode(name, text, &javaText{std: text}); err == nil {
 			return set, nil
 		}

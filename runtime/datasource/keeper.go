@@ -176,6 +176,7 @@ func (k *Keeper) record(rep Report, err error) {
 	k.mu.Lock()
 	k.status.LastChange = now
 	k.status.LastError = err
+	everLoaded := k.status.Loads > 0
 	if err == nil {
 		k.status.LastLoad, k.status.Rules = now, rep.Rules
 		k.status.Warnings = rep.Warnings
@@ -194,9 +195,15 @@ func (k *Keeper) record(rep Report, err error) {
 	}
 	k.mu.Unlock()
 
-	if err == nil {
+	switch {
+	case err == nil:
 		logReport(k.cfg.Name, k.cfg.Kind.Name(), rep)
-	} else {
+	case !everLoaded:
+		// Nothing from this source was ever in force: "kept" would claim
+		// a protection the service does not have.
+		runtime.Logger().Warn("sentinel: "+k.cfg.Noun+" not loaded; none of its rules are in force until a valid version appears",
+			slog.String("path", k.cfg.Name), slog.String("kind", k.cfg.Kind.Name()), slog.String("error", summary(err)))
+	default:
 		runtime.Logger().Warn("sentinel: "+k.cfg.Noun+" refused; the rules in force are kept",
 			slog.String("path", k.cfg.Name), slog.String("kind", k.cfg.Kind.Name()), slog.String("error", summary(err)))
 	}

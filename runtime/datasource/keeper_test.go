@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
@@ -152,4 +153,21 @@ func FuzzKeeperOffer(f *testing.F) {
 			assert.Equal(t, before, m.Resources())
 		}
 	})
+}
+
+func TestKeeperSaysNoRulesAreInForceUntilTheFirstLoad(t *testing.T) {
+	logs := logtest.Capture(t)
+	m := fakerules.New("flow")
+	k := datasource.NewKeeper(datasource.KeeperConfig{Name: "rules/flow.json", Kind: m.Kind(), Noun: "rule file"})
+
+	k.Offer(nil, &datasource.Error{Name: "rules/flow.json", Err: errors.New("file is missing")})
+	k.Offer([]byte(`[{"resource":`), nil)
+	assert.Equal(t, 2, logs.Count("sentinel: rule file not loaded; none of its rules are in force until a valid version appears"),
+		"nothing was ever loaded from it: nothing is kept")
+	assert.Zero(t, logs.Count("the rules in force are kept"))
+
+	k.Offer([]byte(`[{"resource":"a"}]`), nil)
+	k.Offer([]byte(`[{"resource":`), nil)
+	assert.Equal(t, 1, logs.Count("sentinel: rule file refused; the rules in force are kept"), "once loaded, a refusal keeps them")
+	assert.Equal(t, []string{"a"}, m.Resources())
 }

@@ -113,7 +113,7 @@ func (k *ruleKind[R]) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if plainJSON(data) {
+	if plainJSON(data) && knownMembers(data, k.docSchema()) {
 		if rs := k.strict(name, data); rs != nil {
 			rs.text = data
 			return rs, nil
@@ -127,7 +127,7 @@ func (k *ruleKind[R]) Decode(name string, data []byte) (RuleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	rs.warns, rs.more, rs.text, rs.offs = jt.warns, jt.more, data, jt.offs[""]
+	rs.warns, rs.more, rs.text, rs.offs, rs.typos = jt.warns, jt.more, data, jt.offs[""], jt.typos[""]
 	return rs, nil
 }
 
@@ -239,7 +239,8 @@ type ruleSet[R any] struct {
 	section string    // the key of this kind in a combined text; "" otherwise
 	offs    []int     // where each rule starts in text; nil until needed
 	lines   lineIndex
-	index   []int // each rule's index in the document; nil: the identity
+	index   []int  // each rule's index in the document; nil: the identity
+	typos   []typo // misspelt fields, by rule index in the document
 }
 
 func (s *ruleSet[R]) Len() int { return len(s.rules) }
@@ -299,6 +300,7 @@ func (s *ruleSet[R]) skipInvalid() []Warning {
 		default:
 			return nil // not about single rules: Load says so
 		}
+		explainTypos(res, s.typos, s.docIndex)
 		bad := map[int]bool{}
 		for _, e := range res {
 			if e.Index < 0 || e.Index >= len(s.rules) {
@@ -346,8 +348,10 @@ func (s *ruleSet[R]) wrap(err error) error {
 	switch {
 	case errors.As(err, &res):
 		e.Rules, e.Omitted = capRules(res)
+		explainTypos(e.Rules, s.typos, s.docIndex)
 	case errors.As(err, &one):
 		e.Rules = runtime.RuleErrors{one}
+		explainTypos(e.Rules, s.typos, s.docIndex)
 	default:
 		e.Err = fmt.Errorf("%s rules refused: %w", s.kind.name, err)
 	}
@@ -362,6 +366,6 @@ func (k *ruleKind[R]) section(name string, data []byte, jt *javaText, key string
 	if err != nil {
 		return nil, err
 	}
-	rs.text, rs.section, rs.offs = text, key, jt.offs[key]
+	rs.text, rs.section, rs.offs, rs.typos = text, key, jt.offs[key], jt.typos[key]
 	return rs, nil
 }

@@ -42,6 +42,7 @@ type javaText struct {
 	more  int                           // liberties past MaxWarnings, counted only
 	errs  map[string]runtime.RuleErrors // values nothing can coerce, per section
 	offs  map[string][]int              // where each rule starts, per section
+	typos map[string][]typo             // misspelt fields, per section
 }
 
 // docSchema is the shape of a whole document: for a single kind, an
@@ -103,7 +104,7 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 	}
 	warns := append(out.warns, w.warns...)
 	sortWarnings(warns)
-	out.warns, out.more, out.errs, out.offs = warns, w.more, w.errs, w.offs
+	out.warns, out.more, out.errs, out.offs, out.typos = warns, w.more, w.errs, w.offs, w.typos
 	switch {
 	case !w.changed && !w.dropped && len(out.warns) == 0:
 		out.std = data // plain JSON, as written: no copy

@@ -99,7 +99,7 @@ func tooLarge(path string, size, maxSize int64) error {
 
 func describeOpen(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("file is missing: %w", fs.ErrNotExist)
+		return errMissingFile{}
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -107,6 +107,14 @@ func describeOpen(err error) error {
 	}
 	return err
 }
+
+// errMissingFile says once that the file is missing ("file is missing",
+// not "file is missing: file does not exist"), and is fs.ErrNotExist to
+// errors.Is.
+type errMissingFile struct{}
+
+func (errMissingFile) Error() string        { return "file is missing" }
+func (errMissingFile) Is(target error) bool { return target == fs.ErrNotExist }
 
 // LoadFile reads, decodes, validates and loads a rule file once (Java's
 // FileInJarReadableDataSource). It returns how many rules are now in

@@ -19,7 +19,7 @@ func TestReadFile(t *testing.T) {
 
 	_, err := datasource.ReadFile(path, 0)
 	require.ErrorIs(t, err, fs.ErrNotExist)
-	assert.Equal(t, path+": file is missing: file does not exist", err.Error())
+	assert.Equal(t, path+": file is missing", err.Error(), "said once")
 
 	_, err = datasource.ReadFile(dir, 0)
 	assert.EqualError(t, err, dir+": is a directory, want a rule file")

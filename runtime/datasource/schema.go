@@ -34,6 +34,9 @@ type schema struct {
 	folded map[string]*schema // by strings.ToLower, as encoding/json matches names
 	defs   map[string]string  // shapeObject: each field's default, as JSON
 	elem   *schema
+	// names is every field name inside a rule type's schema, nested
+	// objects' included (set on the schema of the rule type only).
+	names map[string]bool
 }
 
 var (
@@ -47,8 +50,11 @@ func schemaFor(t reflect.Type) *schema {
 		return s.(*schema)
 	}
 	s := buildSchema(t, map[reflect.Type]*schema{})
-	schemas.Store(t, s)
-	return s
+	names := map[string]bool{}
+	memberNames(s, names, map[*schema]bool{})
+	s.names = names
+	stored, _ := schemas.LoadOrStore(t, s)
+	return stored.(*schema)
 }
 
 func buildSchema(t reflect.Type, seen map[reflect.Type]*schema) *schema {

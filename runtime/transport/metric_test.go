@@ -181,3 +181,33 @@ func TestMetricServesTheLastSixtySeconds(t *testing.T) {
 	assert.Equal(t, t0+1000, fromThinString(t, lines[0]).timestamp)
 	assert.Equal(t, t0+60_000, fromThinString(t, lines[59]).timestamp)
 }
+
+// Java's metric line carries the ClusterNode's resource type, the first
+// call's: 1 web, 2 RPC, 4 DB. A resource typed per call (an adapter's,
+// never declared) is classified the same way.
+func TestMetricLinesCarryTheFirstCallsClassification(t *testing.T) {
+	clk := clocktest.Install(t)
+	t0 := clk.Millis()
+	types := map[string]runtime.ResourceType{"metric.web": runtime.Web, "metric.rpc": runtime.RPC, "metric.db": runtime.ResourceType(4)}
+	for name, typ := range types {
+		e, b := runtime.Entry(context.Background(), name, runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(typ))
+		require.Nil(t, b)
+		e.Exit()
+		e, b = runtime.Entry(context.Background(), name) // a later call says nothing of its type
+		require.Nil(t, b)
+		e.Exit()
+	}
+	clk.Advance(2 * time.Second)
+	srv := start(t, transport.Config{})
+	_, body := get(t, srv, "metric", url.Values{
+		"startTime": {strconv.FormatInt(t0-t0%1000, 10)},
+		"endTime":   {strconv.FormatInt(t0+2000, 10)},
+	})
+	got := map[string]int64{}
+	for _, line := range strings.Split(strings.TrimSuffix(body, "\n"), "\n") {
+		if n := fromThinString(t, line); types[n.resource] != 0 {
+			got[n.resource] = n.classification
+		}
+	}
+	assert.Equal(t, map[string]int64{"metric.web": 1, "metric.rpc": 2, "metric.db": 4}, got)
+}

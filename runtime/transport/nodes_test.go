@@ -139,6 +139,7 @@ func TestClusterNodeIsNodeVo(t *testing.T) {
 
 	_, body = get(t, srv, "clusterNode", url.Values{"type": {"zero"}})
 	assert.Contains(t, body, `"resource":"`+idle+`"`, "type=zero lists every resource")
+	assert.NotContains(t, body, runtime.OverflowResourceName, "nothing overflowed: no call was counted there")
 
 	_, body = get(t, srv, "clusterNodeById", url.Values{"id": {outer}})
 	var one javaNodeVo

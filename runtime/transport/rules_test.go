@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,4 +259,85 @@ func clearRulesTB(tb testing.TB) {
 	_ = system.LoadRules(nil)
 	_ = authority.LoadRules(nil)
 	_ = paramflow.LoadRules(nil)
+}
+
+// Java's AuthorityRuleManager keeps one rule per resource, the first, and
+// its getRules lists only that one.
+func TestGetRulesListsOnlyTheAuthorityRuleInForce(t *testing.T) {
+	clearRules(t)
+	t.Cleanup(func() { clearRules(t) })
+	require.NoError(t, authority.LoadRules([]authority.Rule{
+		{Resource: "createOrder", LimitApp: "appA", Strategy: authority.Black},
+		{Resource: "createOrder", LimitApp: "appB", Strategy: authority.Black}, // ignored, as in Java
+	}))
+	srv := start(t, transport.Config{})
+	code, body := getRules(t, srv, "authority")
+	require.Equal(t, http.StatusOK, code, body)
+	var got []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &got), body)
+	require.Len(t, got, 1, body)
+	assert.Equal(t, "appA", got[0]["limitApp"])
+}
+
+// The dashboard's rule entities have no dryRun: after any edit it pushes
+// every rule of the kind without it. A dry run stays one, in memory and in
+// the file written back; a rule added beside it is enforced, as written.
+func TestSetRulesFromTheDashboardNeverSwitchesADryRunOff(t *testing.T) {
+	clearRules(t)
+	t.Cleanup(func() { clearRules(t) })
+	path := filepath.Join(t.TempDir(), "flow.json")
+	require.NoError(t, flow.LoadRules([]flow.Rule{
+		{Resource: "getOrder", Grade: flow.GradeQPS, Count: 0, DryRun: true},
+		{Resource: "listOrders", Grade: flow.GradeQPS, Count: 10},
+	}))
+	srv := start(t, transport.Config{RuleFiles: []dashboard.RuleFile{{Kind: datasource.Flow, Path: path}}})
+
+	// What the dashboard read (getRules), through its entities: every Java
+	// field, dryRun dropped.
+	_, body := getRules(t, srv, "flow")
+	var read []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &read))
+	require.Len(t, read, 2)
+	assert.Equal(t, true, read[0]["dryRun"], "getRules says it; the dashboard drops it")
+	for _, r := range read {
+		delete(r, "dryRun")
+	}
+	push := func(rules []map[string]any) {
+		t.Helper()
+		data, err := json.Marshal(rules)
+		require.NoError(t, err)
+		code, body := setRules(t, srv, "flow", string(data))
+		require.Equal(t, http.StatusOK, code, body)
+		require.Equal(t, "success", body)
+	}
+	dryRuns := func() map[string]bool {
+		out := map[string]bool{}
+		for _, r := range flow.Rules() {
+			out[r.Resource+"/"+strconv.FormatFloat(r.Count, 'f', -1, 64)] = r.DryRun
+		}
+		return out
+	}
+
+	// The operator adds a rule: the dashboard sends all three.
+	added := map[string]any{"resource": "getOrder", "limitApp": "default", "grade": 1, "count": 5, "strategy": 0, "controlBehavior": 0}
+	push(append(read, added))
+	assert.Equal(t, map[string]bool{"getOrder/0": true, "listOrders/10": false, "getOrder/5": false}, dryRuns(),
+		"the untouched rule stays a dry run; the added one is enforced")
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var file []flow.Rule
+	require.NoError(t, json.Unmarshal(saved, &file))
+	require.Len(t, file, 3)
+	assert.True(t, file[0].DryRun, "the file written back keeps the dry run: a restart does not switch it on")
+	assert.False(t, file[2].DryRun)
+
+	// The operator edits the dry-run rule's count: it stays a dry run.
+	read[0]["count"] = 2
+	push(append(read, added))
+	assert.Equal(t, map[string]bool{"getOrder/2": true, "listOrders/10": false, "getOrder/5": false}, dryRuns())
+
+	// A client that knows dryRun says so, and is obeyed.
+	read[0]["dryRun"] = false
+	push(read)
+	assert.Equal(t, map[string]bool{"getOrder/2": false, "listOrders/10": false}, dryRuns())
 }

@@ -47,9 +47,10 @@ type Source struct {
 //
 // The first load happens before Watch returns; its outcome is
 // src.LastError() (nil: loaded). A missing or invalid file does not make
-// Watch fail: the rules in force are kept, and the file is picked up when a
-// valid version appears. A caller that wants to refuse to start without
-// rules checks LastError:
+// Watch fail: none of its rules are in force (the log says so), rules
+// loaded from elsewhere stay, and the file is picked up when a valid
+// version appears. A caller that wants to refuse to start without rules
+// checks LastError:
 //
 //	src, err := file.Watch(ctx, "rules/flow.json", datasource.Flow)
 //	if err != nil {

@@ -232,6 +232,26 @@ func TestMissingFileAtStartIsPickedUpLater(t *testing.T) {
 	}
 }
 
+func TestMissingOrMalformedFileAtStartSaysNoRulesAreInForce(t *testing.T) {
+	logs := logtest.Capture(t)
+	f := newFixture(t)
+	src := f.watch(modes[1].opts...)
+	assert.Equal(t, f.path+": file is missing", src.LastError().Error(), "said once")
+	lines := logs.Lines("rule file not loaded; none of its rules are in force")
+	require.Len(t, lines, 1)
+	assert.Equal(t, 1, strings.Count(lines[0], "file is missing"))
+	assert.NotContains(t, lines[0], "does not exist")
+	assert.Zero(t, logs.Count("the rules in force are kept"), "none were")
+	require.NoError(t, src.Close())
+
+	logs = logtest.Capture(t)
+	f.write(`[{"resource":`)
+	src = f.watch(modes[1].opts...)
+	require.ErrorIs(t, src.LastError(), datasource.ErrSyntax)
+	assert.Equal(t, 1, logs.Count("rule file not loaded; none of its rules are in force"))
+	assert.Zero(t, logs.Count("the rules in force are kept"))
+}
+
 func TestMissingDirectoryAtStartIsWatchedOnceItExists(t *testing.T) {
 	f := newFixture(t)
 	f.path = filepath.Join(f.dir, "config", "flow.json")
