@@ -229,13 +229,7 @@ func (c *Client) run(ctx context.Context, keys []string, args []any, samples, wi
 		c.skipped.Add(1)
 		return false, ErrUnavailable
 	}
-	if samples <= 0 {
-		samples = flow.DefaultClusterSampleCount
-	}
-	if windowMs <= 0 {
-		windowMs = flow.DefaultClusterWindowIntervalMs
-	}
-	args[1], args[2] = samples, windowMs/samples
+	args[1], args[2] = windowShape(samples, windowMs)
 	tctx, cancel := context.WithTimeout(ctx, c.timeout(timeoutMs))
 	defer cancel()
 	res, err := windowScript.Run(tctx, c.rdb, keys, args...).Slice()

@@ -48,6 +48,11 @@
 //     current bucket; a refused call counts nothing anywhere;
 //   - keeps a window hash for two windows after its last admission.
 //
+// A window hash holds at most MaxWindowBuckets (100) buckets: a rule with
+// a larger sampleCount (Java accepts 1,000,000 buckets of 1 ms) keeps its
+// window length in 100 coarser buckets, so no check reads more than 100
+// fields per window however long the rule has been in force.
+//
 // So the fleet never admits more than the threshold in any window that
 // starts on a bucket boundary, whatever the concurrency. Admissions are
 // not given back when a later rule or slot refuses the call (Java's token
