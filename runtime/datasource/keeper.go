@@ -108,7 +108,7 @@ func (k *Keeper) Offer(data []byte, readErr error) bool {
 		k.mu.Unlock()
 	}()
 	if readErr == nil && int64(len(data)) > k.cfg.MaxSize {
-		readErr = &Error{Name: k.cfg.Name, Err: fmt.Errorf("%w: %d bytes, over the %d-byte cap; refused, not truncated",
+		readErr = &Error{Name: k.cfg.Name, Err: fmt.Errorf("document %w: %d bytes, over the %d-byte cap; refused, not truncated",
 			ErrTooLarge, len(data), k.cfg.MaxSize)}
 	}
 	var key [32]byte

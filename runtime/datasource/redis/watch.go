@@ -195,25 +195,49 @@ func (s *Source) handle(ctx context.Context, msg any) {
 			s.read(ctx)
 		}
 	case *redis.Message:
-		if m.Channel == s.channel {
-			s.keep.Offer([]byte(m.Payload), nil)
+		if m.Channel != s.channel {
+			return
 		}
+		if n := int64(len(m.Payload)); n > s.cfg.maxSize {
+			// go-redis has read it already; Redis itself cuts off a
+			// subscriber sent more than its client-output-buffer-limit
+			// for pubsub (32 MiB by default), and the key is then read
+			// again, bounded.
+			s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("a message on redis channel %q %w: %d bytes, over the %d-byte cap; refused (WithMaxSize raises the cap)",
+				s.channel, datasource.ErrTooLarge, n, s.cfg.maxSize)})
+			return
+		}
+		s.keep.Offer([]byte(m.Payload), nil)
 	}
 }
 
-// read gets the key and offers it.
+// read gets the key and offers it. The read is bounded: one MULTI/EXEC
+// asks whether the key exists, for its first maxSize+1 bytes and for its
+// length, so a value over the cap is refused without crossing the network
+// (a value STRLEN checked and GET then read could have grown in between;
+// inside MULTI nothing runs between them).
 func (s *Source) read(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
-	data, err := s.client.Get(rctx, s.key).Bytes()
+	var exists, size *redis.IntCmd
+	var head *redis.StringCmd
+	_, err := s.client.TxPipelined(rctx, func(p redis.Pipeliner) error {
+		exists = p.Exists(rctx, s.key)
+		head = p.GetRange(rctx, s.key, 0, s.cfg.maxSize) // at most maxSize+1 bytes
+		size = p.StrLen(rctx, s.key)
+		return nil
+	})
 	cancel()
 	switch {
 	case ctx.Err() != nil:
-	case errors.Is(err, redis.Nil):
-		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
 	case err != nil:
-		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read the key from redis: %w", err)})
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read redis key %q: %w", s.key, err)})
+	case exists.Val() == 0:
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
+	case size.Val() > s.cfg.maxSize:
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("redis key %q %w: %d bytes, over the %d-byte cap; refused unread (WithMaxSize raises the cap)",
+			s.key, datasource.ErrTooLarge, size.Val(), s.cfg.maxSize)})
 	default:
-		s.keep.Offer(data, nil)
+		s.keep.Offer([]byte(head.Val()), nil)
 	}
 }
 
