@@ -118,6 +118,18 @@
 // Stats reports the checks answered, failed and skipped, and the
 // breaker's state.
 //
+// An outage is told once: when the breaker opens, one warning through the
+// runtime's logger ("sentinel: cluster redis unreachable; cluster rules
+// are checked locally (fallbackToLocalWhenFail) or blocked until it
+// answers", with the address and the error); while it is open,
+// runtime.Dependencies lists Redis as down, which package metrics exports
+// as sentinel_dependency_up{kind="cluster redis"} 0 and the dashboard
+// shows as a line above everything else; when a probe closes it, one info
+// line ("sentinel: cluster redis answers again") with the outage's length
+// and how many checks were meanwhile checked locally and blocked (rules
+// without fallbackToLocalWhenFail). go-redis's own lines (a failed dial
+// each) go through the runtime's logger at debug level.
+//
 // A reply that is not the script's verdict (an integer 0 or 1: something
 // else answers at the address) is an error like any other: counted as a
 // failure by the breaker, and the call answered by the rule's fallback,

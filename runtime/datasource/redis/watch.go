@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/sentinelgen/sentinelgen/internal/redislog"
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 )
@@ -72,7 +73,7 @@ func Watch(ctx context.Context, client redis.UniversalClient, key, channel strin
 	s.keep = datasource.NewKeeper(datasource.KeeperConfig{
 		Name: s.name, Kind: kind, Noun: "redis rule key", Watching: "redis subscribe",
 		MaxSize: cfg.maxSize, Subscribers: cfg.listeners, Events: cfg.events,
-		Load: cfg.load,
+		Load: cfg.load, Server: "redis rule source",
 	})
 	s.ps = client.Subscribe(ctx, channel) // a failure here is retried by the first receive
 	go s.loop(ctx)
@@ -111,7 +112,7 @@ func (s *Source) loop(ctx context.Context) {
 					// No answer: the connection died without a word (a
 					// crashed host, a dropped route). Start over on a new
 					// one, whose subscription must be confirmed in time.
-					s.keep.SetWatching("redis unreachable; retrying")
+					s.keep.Unreachable("redis unreachable; retrying", fmt.Errorf("no answer to a ping within %v", s.cfg.timeout))
 					s.resubscribe(ctx)
 					continue
 				}
@@ -121,7 +122,7 @@ func (s *Source) loop(ctx context.Context) {
 				continue
 			}
 			awaiting = false
-			s.keep.SetWatching("redis unreachable; retrying")
+			s.keep.Unreachable("redis unreachable; retrying", err)
 			t := time.NewTimer(s.cfg.retry)
 			select {
 			case <-ctx.Done():
@@ -167,13 +168,15 @@ func (s *Source) first(ctx context.Context) {
 	for {
 		wait := time.Until(deadline)
 		if wait <= 0 {
-			s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("no subscription to redis channel %q within %v", s.channel, s.cfg.timeout)})
+			err := fmt.Errorf("no subscription to redis channel %q within %v", s.channel, s.cfg.timeout)
+			s.keep.Unreachable("redis unreachable; retrying", err)
+			s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: err})
 			return
 		}
 		msg, err := s.sub().ReceiveTimeout(ctx, wait)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.keep.SetWatching("redis unreachable; retrying")
+				s.keep.Unreachable("redis unreachable; retrying", err)
 				s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot subscribe to redis channel %q: %w", s.channel, err)})
 			}
 			return
@@ -191,7 +194,7 @@ func (s *Source) handle(ctx context.Context, msg any) {
 		if m.Kind == "subscribe" && m.Channel == s.channel {
 			// Subscribed, at start or after a reconnection: what was
 			// published meanwhile is lost, the key holds the last document.
-			s.keep.SetWatching("redis subscribe")
+			s.keep.Reachable("redis subscribe")
 			s.read(ctx)
 		}
 	case *redis.Message:
@@ -275,3 +278,7 @@ func (s *Source) Close() error {
 	s.keep.Close(s.cancel, s.done)
 	return nil
 }
+
+// go-redis's own lines (failed dials while Redis is down) go through the
+// runtime's logger.
+func init() { redislog.Install() }
