@@ -37,25 +37,30 @@ func (b *breaker) allow() (ok, probe bool) {
 	return false, false
 }
 
-func (b *breaker) success(probe bool) {
+// success reports whether it closed an open breaker (an outage ended).
+func (b *breaker) success(probe bool) (closed bool) {
 	if b.failed.Load() != 0 {
 		b.failed.Store(0)
 	}
 	if b.openUntil.Load() != 0 {
-		b.openUntil.Store(0)
+		closed = b.openUntil.Swap(0) != 0
 	}
 	if probe {
 		b.probing.Store(false)
 	}
+	return closed
 }
 
-func (b *breaker) failure(probe bool) {
+// failure reports whether it opened a closed breaker (an outage began; a
+// failed probe only extends it).
+func (b *breaker) failure(probe bool) (opened bool) {
 	if n := b.failed.Add(1); probe || n >= b.failures {
-		b.openUntil.Store(time.Now().Add(b.cooldown).UnixNano())
+		opened = b.openUntil.Swap(time.Now().Add(b.cooldown).UnixNano()) == 0
 	}
 	if probe {
 		b.probing.Store(false)
 	}
+	return opened
 }
 
 // abandon ends a probe that had no outcome (the caller gave up).

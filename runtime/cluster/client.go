@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
 )
@@ -33,6 +34,11 @@ type Client struct {
 	failed   atomic.Int64
 	skipped  atomic.Int64
 	local    atomic.Int64 // calls with too many values, left to the local rule
+
+	// The outage the breaker's opening began (see outage.go).
+	dep                          *runtime.Dependency
+	fellBackLocal, fellBackBlock atomic.Int64 // unanswered checks, by the rule's fallback
+	outageLocal, outageBlock     atomic.Int64 // their values when the outage began
 
 	// ctx is canceled by Close, so that a heartbeat in flight on a hung
 	// Redis ends at once.
@@ -86,6 +92,7 @@ func New(cfg Config) (*Client, error) {
 		rdb:          redis.NewClient(opt),
 		instancesKey: cfg.KeyPrefix + "instances",
 		br:           breaker{failures: int32(cfg.BreakerFailures), cooldown: cfg.BreakerCooldown},
+		dep:          runtime.NewDependency("cluster redis", cfg.Addr, outageImpact),
 		stop:         make(chan struct{}),
 		done:         make(chan struct{}),
 	}
@@ -134,6 +141,7 @@ func (c *Client) Close() error {
 		c.rdb.ZRem(ctx, c.instancesKey, c.cfg.InstanceID)
 		cancel()
 		err = c.rdb.Close()
+		c.dep.Close()
 	})
 	return err
 }
@@ -184,7 +192,7 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 	}
 	keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
 	args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
-	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout)
+	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
 }
 
 // CheckParams counts a hot-parameter rule: the window script on one
@@ -218,24 +226,20 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 		keys = append(keys, k)
 		args = append(args, v.Count, acquire)
 	}
-	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, 0)
+	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail)
 }
 
 // run runs the window script through the breaker, with the check's
 // deadline; args[1] and args[2] are filled with the window's shape.
-func (c *Client) run(ctx context.Context, keys []string, args []any, samples, windowMs int, timeoutMs int64) (bool, error) {
+// fallback is the rule's fallbackToLocalWhenFail, for the outage's tally.
+func (c *Client) run(ctx context.Context, keys []string, args []any, samples, windowMs int, timeoutMs int64, fallback bool) (bool, error) {
 	ok, probe := c.br.allow()
 	if !ok {
 		c.skipped.Add(1)
+		c.unanswered(fallback)
 		return false, ErrUnavailable
 	}
-	if samples <= 0 {
-		samples = flow.DefaultClusterSampleCount
-	}
-	if windowMs <= 0 {
-		windowMs = flow.DefaultClusterWindowIntervalMs
-	}
-	args[1], args[2] = samples, windowMs/samples
+	args[1], args[2] = windowShape(samples, windowMs)
 	tctx, cancel := context.WithTimeout(ctx, c.timeout(timeoutMs))
 	defer cancel()
 	res, err := windowScript.Run(tctx, c.rdb, keys, args...).Slice()
@@ -247,9 +251,10 @@ func (c *Client) run(ctx context.Context, keys []string, args []any, samples, wi
 			// The caller gave up: no verdict on Redis.
 			c.br.abandon(probe)
 		} else {
-			c.br.failure(probe)
+			c.failure(probe, err)
 		}
 		c.failed.Add(1)
+		c.unanswered(fallback)
 		return false, err
 	}
 	verdict, isInt := res[0].(int64)
@@ -258,11 +263,13 @@ func (c *Client) run(ctx context.Context, keys []string, args []any, samples, wi
 		// (a proxy, another script under this SHA). Neither admit nor
 		// block on it: it is a failure like any other, which the
 		// breaker counts and the rule's fallback answers.
-		c.br.failure(probe)
+		err := fmt.Errorf("cluster: unexpected verdict %#v from the window script, want 0 or 1", res[0])
+		c.failure(probe, err)
 		c.failed.Add(1)
-		return false, fmt.Errorf("cluster: unexpected verdict %#v from the window script, want 0 or 1", res[0])
+		c.unanswered(fallback)
+		return false, err
 	}
-	c.br.success(probe)
+	c.success(probe)
 	c.answered.Add(1)
 	return verdict == 1, nil
 }

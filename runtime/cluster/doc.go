@@ -48,6 +48,11 @@
 //     current bucket; a refused call counts nothing anywhere;
 //   - keeps a window hash for two windows after its last admission.
 //
+// A window hash holds at most MaxWindowBuckets (100) buckets: a rule with
+// a larger sampleCount (Java accepts 1,000,000 buckets of 1 ms) keeps its
+// window length in 100 coarser buckets, so no check reads more than 100
+// fields per window however long the rule has been in force.
+//
 // So the fleet never admits more than the threshold in any window that
 // starts on a bucket boundary, whatever the concurrency. Admissions are
 // not given back when a later rule or slot refuses the call (Java's token
@@ -112,6 +117,18 @@
 // that cancels its own context does not count as a Redis failure.
 // Stats reports the checks answered, failed and skipped, and the
 // breaker's state.
+//
+// An outage is told once: when the breaker opens, one warning through the
+// runtime's logger ("sentinel: cluster redis unreachable; cluster rules
+// are checked locally (fallbackToLocalWhenFail) or blocked until it
+// answers", with the address and the error); while it is open,
+// runtime.Dependencies lists Redis as down, which package metrics exports
+// as sentinel_dependency_up{kind="cluster redis"} 0 and the dashboard
+// shows as a line above everything else; when a probe closes it, one info
+// line ("sentinel: cluster redis answers again") with the outage's length
+// and how many checks were meanwhile checked locally and blocked (rules
+// without fallbackToLocalWhenFail). go-redis's own lines (a failed dial
+// each) go through the runtime's logger at debug level.
 //
 // A reply that is not the script's verdict (an integer 0 or 1: something
 // else answers at the address) is an error like any other: counted as a

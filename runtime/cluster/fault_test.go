@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/internal/testserver"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
@@ -109,4 +110,53 @@ func TestHungRedisTimesOut(t *testing.T) {
 		}
 		require.True(t, time.Now().Before(deadline), "checks did not recover after SIGCONT")
 	}
+}
+
+// A Redis outage used to be silent: only Stats knew. It is told once
+// when it starts (a warning through the runtime's logger), shown by
+// runtime.Dependencies (metrics, the dashboard) while it lasts, and told
+// once when it ends, with what the rules' fallback answered meanwhile.
+func TestRedisOutageIsToldOnceWhenItStartsAndEnds(t *testing.T) {
+	log := logtest.Capture(t)
+	s := testserver.StartRedis(t)
+	c := newClient(t, s, "told:")
+	rule := clusterRule("told", 1000, 23, 1, 10, 1000)
+	rule.ClusterConfig.ResourceTimeout = 200
+	install(t, c, rule)
+	admitted, _ := timedCalls("told", 5)
+	require.Equal(t, 5, admitted)
+	require.False(t, dependencyDown(t, s.Addr()))
+
+	s.Kill()
+	admitted, _ = timedCalls("told", 20)
+	assert.Equal(t, 20, admitted, "checked locally")
+	assert.Equal(t, 1, log.Count("cluster redis unreachable"), "one warning for the whole outage")
+	assert.Contains(t, log.Lines("cluster redis unreachable")[0], "level=WARN")
+	assert.Contains(t, log.Lines("cluster redis unreachable")[0], "name="+s.Addr())
+	assert.True(t, dependencyDown(t, s.Addr()))
+
+	s.Start()
+	deadline := time.Now().Add(3 * time.Second)
+	for c.Stats().BreakerOpen {
+		require.True(t, time.Now().Before(deadline), "cluster checking did not resume: %+v", c.Stats())
+		timedCalls("told", 1)
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.False(t, dependencyDown(t, s.Addr()))
+	lines := log.Lines("cluster redis answers again")
+	require.Len(t, lines, 1, "one line when it ends")
+	assert.Contains(t, lines[0], "level=INFO")
+	assert.Regexp(t, `checkedLocally=[1-9][0-9]* blocked=0`, lines[0])
+	assert.Equal(t, 1, log.Count("cluster redis unreachable"), "failed probes did not start new outages")
+}
+
+func dependencyDown(t *testing.T, addr string) bool {
+	t.Helper()
+	for _, d := range runtime.Dependencies() {
+		if d.Kind == "cluster redis" && d.Name == addr {
+			return d.Down
+		}
+	}
+	t.Fatalf("no dependency cluster redis %s in %+v", addr, runtime.Dependencies())
+	return false
 }

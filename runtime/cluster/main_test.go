@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -24,17 +23,12 @@ const childEnv = "SENTINELGEN_CLUSTER_CHILD"
 
 func TestMain(m *testing.M) {
 	runtime.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) // blocks are logged at info
-	redis.SetLogger(quiet{})                                          // failed dials while Redis is down, on purpose
 	if spec := os.Getenv(childEnv); spec != "" {
 		os.Exit(runChild(spec))
 	}
 	// Every client's heartbeat goroutine and connections end with Close.
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/sentinelgen/sentinelgen/internal/clock.tick"))
 }
-
-type quiet struct{}
-
-func (quiet) Printf(context.Context, string, ...any) {}
 
 // childSpec is one child instance's part in an end-to-end test.
 type childSpec struct {

@@ -13,7 +13,8 @@
 //
 // # JSON endpoints (GET, relative to the mount point)
 //
-//	api/snapshot              what the page shows, in one response (Snapshot)
+//	api/snapshot              what the page shows, in one response (Snapshot), with a line
+//	                          per outage of a server protection relies on (runtime.Dependencies)
 //	api/resources             every resource: declaration and live figures (Resource);
 //	                          ?history=1 adds each one's last 60 s, second by second;
 //	                          ?name=N (repeatable) picks resources

@@ -117,6 +117,7 @@ type Snapshot struct {
 	Rules     map[string]any `json:"rules"`
 	Breakers  []Breaker      `json:"breakers"`
 	Sources   []SourceState  `json:"sources"`
+	Outages   []Outage       `json:"outages"`            // servers not answering now
 	Editable  []string       `json:"editable,omitempty"` // kinds PUT api/rules/{kind} accepts
 }
 
@@ -131,6 +132,7 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {
 		Rules:     h.rules(),
 		Breakers:  breakers(),
 		Sources:   h.sourceStates(),
+		Outages:   outages(),
 	}
 	if len(h.updates) > 0 {
 		s.Editable = h.editable()

@@ -112,8 +112,9 @@ var (
 	// ErrEmpty: the document is empty or only whitespace. It never clears
 	// the rules in force; write [] to mean "no rules".
 	ErrEmpty = errors.New("document is empty (write [] to clear the rules)")
-	// ErrTooLarge: the file is over the size cap; it is refused, not truncated.
-	ErrTooLarge = errors.New("file too large")
+	// ErrTooLarge: the document (a file, a key's value, a message) is over
+	// the size cap; it is refused, not truncated.
+	ErrTooLarge = errors.New("too large")
 	// ErrNotRegular: the path is a FIFO, a device or a socket, which is
 	// never read (reading one may block for ever).
 	ErrNotRegular = errors.New("not a regular file")

@@ -39,6 +39,7 @@ type Keeper struct {
 	// Close).
 	busy      atomic.Bool
 	closeOnce sync.Once
+	dep       *runtime.Dependency // nil unless KeeperConfig.Server
 
 	// Owned by the goroutine that calls Offer.
 	lastKey [32]byte
@@ -71,6 +72,10 @@ type KeeperConfig struct {
 	// Load are the options every version is loaded with
 	// (WithPolicy(SkipInvalid) for Java's policy).
 	Load []Option
+	// Server, for a source on a server ("etcd rule source"), registers it
+	// as a runtime.Dependency until Close: Unreachable and Reachable then
+	// tell each outage once in the log, metrics and the dashboard.
+	Server string
 }
 
 // NewKeeper returns a Keeper with nothing offered yet.
@@ -89,6 +94,9 @@ func NewKeeper(cfg KeeperConfig) *Keeper {
 		}
 	}
 	k.status = Status{Path: cfg.Name, Kind: cfg.Kind.Name(), Watching: cfg.Watching}
+	if cfg.Server != "" {
+		k.dep = runtime.NewDependency(cfg.Server, cfg.Name, "the rules in force are kept, and updates wait")
+	}
 	return k
 }
 
@@ -108,7 +116,7 @@ func (k *Keeper) Offer(data []byte, readErr error) bool {
 		k.mu.Unlock()
 	}()
 	if readErr == nil && int64(len(data)) > k.cfg.MaxSize {
-		readErr = &Error{Name: k.cfg.Name, Err: fmt.Errorf("%w: %d bytes, over the %d-byte cap; refused, not truncated",
+		readErr = &Error{Name: k.cfg.Name, Err: fmt.Errorf("document %w: %d bytes, over the %d-byte cap; refused, not truncated",
 			ErrTooLarge, len(data), k.cfg.MaxSize)}
 	}
 	var key [32]byte
@@ -141,7 +149,12 @@ func (k *Keeper) Offer(data []byte, readErr error) bool {
 // wait for itself: it returns at once, and the goroutine exits as soon as
 // Offer is done. Sources' Close methods are this.
 func (k *Keeper) Close(stop func(), done <-chan struct{}) {
-	k.closeOnce.Do(stop)
+	k.closeOnce.Do(func() {
+		stop()
+		if k.dep != nil {
+			k.dep.Close()
+		}
+	})
 	if k.busy.Load() {
 		return
 	}
@@ -246,6 +259,25 @@ func (k *Keeper) SetWatching(how string) {
 	k.mu.Lock()
 	k.status.Watching = how
 	k.mu.Unlock()
+}
+
+// Unreachable sets Status.Watching to how and, for a source on a server
+// (KeeperConfig.Server), begins an outage: the first call logs one
+// warning with cause, later ones until Reachable only set Watching.
+func (k *Keeper) Unreachable(how string, cause error) {
+	k.SetWatching(how)
+	if k.dep != nil {
+		k.dep.Down(cause)
+	}
+}
+
+// Reachable sets Status.Watching to how and ends an outage in progress
+// with one info line.
+func (k *Keeper) Reachable(how string) {
+	k.SetWatching(how)
+	if k.dep != nil {
+		k.dep.Up("meanwhile", "the rules in force were kept")
+	}
 }
 
 // LastWarnings is the warnings of the last version loaded (nil when it

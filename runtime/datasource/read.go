@@ -93,7 +93,7 @@ func tooLarge(path string, size, maxSize int64) error {
 	if size < 0 {
 		what = "grew while being read"
 	}
-	return &Error{Name: path, Err: fmt.Errorf("%w: %s, over the %d-byte cap; refused, not truncated (file.WithMaxSize raises the cap)",
+	return &Error{Name: path, Err: fmt.Errorf("file %w: %s, over the %d-byte cap; refused, not truncated (file.WithMaxSize raises the cap)",
 		ErrTooLarge, what, maxSize)}
 }
 

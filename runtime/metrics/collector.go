@@ -80,6 +80,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectRules(e)
 	c.collectBreakers(e)
 	c.collectSources(e)
+	collectDependencies(e)
 }
 
 // Fold folds the settled seconds of every resource's history into its

@@ -64,5 +64,6 @@ var (
 		blockByTypeDesc, rulesDesc, breakerDesc, transitionDesc,
 		originDescs.pass, originDescs.block, originDescs.concurrent,
 		sourceDescs.loads, sourceDescs.refusals, sourceDescs.rules, sourceDescs.lastOK, sourceDescs.lastLoad,
+		dependencyDescs.up, dependencyDescs.outages,
 	}
 )

@@ -33,6 +33,13 @@
 //	sentinel_datasource_rules{source,kind}                 rules from the last load
 //	sentinel_datasource_last_reload_successful{source,kind}
 //	sentinel_datasource_last_reload_success_timestamp_seconds{source,kind}
+//	sentinel_dependency_up{kind,name}                      0 during an outage of a server protection relies on
+//	sentinel_dependency_outages_total{kind,name}           outages so far
+//
+// Dependencies are runtime.Dependencies: the cluster client's Redis
+// ("cluster redis", by address) and the etcd and Redis rule sources
+// ("etcd rule source", "redis rule source", by key), each listed from
+// the time it is made until it is closed.
 //
 // Caller origins are not labels unless WithOrigins asks (their number is the
 // callers', not the service's, to bound); then, for at most n origins per

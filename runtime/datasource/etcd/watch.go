@@ -70,7 +70,7 @@ func Watch(ctx context.Context, client *clientv3.Client, key string, kind dataso
 	s.keep = datasource.NewKeeper(datasource.KeeperConfig{
 		Name: s.name, Kind: kind, Noun: "etcd rule key", Watching: "etcd watch",
 		MaxSize: cfg.maxSize, Subscribers: cfg.listeners, Events: cfg.events,
-		Load: cfg.load,
+		Load: cfg.load, Server: "etcd rule source",
 	})
 	go s.loop(ctx)
 	<-s.ready
@@ -151,11 +151,14 @@ func (s *Source) setConnOK(ok bool) {
 func (s *Source) showWatching() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	how := "etcd watch"
-	if s.readFailed || s.connDown {
-		how = "etcd unreachable; retrying"
+	switch {
+	case s.readFailed:
+		s.keep.Unreachable("etcd unreachable; retrying", errors.New("reading the key failed"))
+	case s.connDown:
+		s.keep.Unreachable("etcd unreachable; retrying", errors.New("the connection to etcd is down"))
+	default:
+		s.keep.Reachable("etcd watch")
 	}
-	s.keep.SetWatching(how)
 }
 
 // read gets the key and offers it; next is the revision to watch from.

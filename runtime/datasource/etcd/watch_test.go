@@ -16,7 +16,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/internal/testserver"
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/dashboard"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/etcd"
@@ -171,9 +173,13 @@ func catchUp(t *testing.T, compact bool) {
 		}
 	})
 
+	log := logtest.Capture(t)
 	proxy.Cut()
 	srv.Kill()
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "etcd unreachable; retrying" }, waitFor, tick)
+	// The outage is told once, and shown (runtime.Dependencies) while it lasts.
+	require.Equal(t, 1, log.Count("etcd rule source unreachable"), log.String())
+	assert.True(t, dependencyDown(t, in.src.Status().Path))
 	srv.Start()
 	put(t, w, key, fakerules.Document("v2"))
 	last := put(t, w, key, fakerules.Document("v3"))
@@ -191,6 +197,9 @@ func catchUp(t *testing.T, compact bool) {
 	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 	assert.Equal(t, last, in.src.Revision())
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "etcd watch" }, waitFor, tick)
+	assert.Equal(t, 1, log.Count("etcd rule source answers again"), "the outage's end is told once")
+	assert.Equal(t, 1, log.Count("etcd rule source unreachable"), "retries are not new outages")
+	assert.False(t, dependencyDown(t, in.src.Status().Path))
 	mu.Lock()
 	if compact {
 		assert.Equal(t, []string{"v3"}, loaded, "read again: the last version only")
@@ -423,4 +432,17 @@ func TestMetricsTakeTheSourceWhateverTheKey(t *testing.T) {
 	n, err := testutil.GatherAndCount(reg, "sentinel_datasource_loads_total")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
+}
+
+// dependencyDown reports whether runtime.Dependencies shows the source
+// named name (Status().Path) down.
+func dependencyDown(t *testing.T, name string) bool {
+	t.Helper()
+	for _, d := range runtime.Dependencies() {
+		if d.Name == name {
+			return d.Down
+		}
+	}
+	t.Fatalf("no dependency %s in %+v", name, runtime.Dependencies())
+	return false
 }

@@ -35,6 +35,15 @@
 // and reported by LastError and Status; the rules stay. A document of []
 // clears them.
 //
+// The key is read bounded: one MULTI/EXEC asks for its first cap+1 bytes
+// and its length, so a value over the cap is refused without Redis sending
+// it (an 8 MiB value costs the source a few bytes, after every
+// reconnection), and the refusal names the key and its size. A message
+// over the cap is refused naming the channel; go-redis has read it by
+// then, and Redis itself disconnects a subscriber sent more than its
+// client-output-buffer-limit for pubsub (32 MiB by default), after which
+// the key is read again, bounded.
+//
 // # Outages
 //
 // Pub/sub keeps nothing for a subscriber that is away: messages published

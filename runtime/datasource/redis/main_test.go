@@ -19,14 +19,9 @@ import (
 
 func TestMain(m *testing.M) {
 	runtime.SetLogger(slog.New(slog.DiscardHandler))
-	goredis.SetLogger(quiet{}) // failed dials while Redis is down, on purpose
 	// The runtime's cached clock may tick in the background; it is not ours.
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/sentinelgen/sentinelgen/internal/clock.tick"))
 }
-
-type quiet struct{}
-
-func (quiet) Printf(context.Context, string, ...any) {}
 
 const (
 	waitFor = 10 * time.Second

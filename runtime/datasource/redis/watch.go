@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/sentinelgen/sentinelgen/internal/redislog"
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 )
@@ -72,7 +73,7 @@ func Watch(ctx context.Context, client redis.UniversalClient, key, channel strin
 	s.keep = datasource.NewKeeper(datasource.KeeperConfig{
 		Name: s.name, Kind: kind, Noun: "redis rule key", Watching: "redis subscribe",
 		MaxSize: cfg.maxSize, Subscribers: cfg.listeners, Events: cfg.events,
-		Load: cfg.load,
+		Load: cfg.load, Server: "redis rule source",
 	})
 	s.ps = client.Subscribe(ctx, channel) // a failure here is retried by the first receive
 	go s.loop(ctx)
@@ -111,7 +112,7 @@ func (s *Source) loop(ctx context.Context) {
 					// No answer: the connection died without a word (a
 					// crashed host, a dropped route). Start over on a new
 					// one, whose subscription must be confirmed in time.
-					s.keep.SetWatching("redis unreachable; retrying")
+					s.keep.Unreachable("redis unreachable; retrying", fmt.Errorf("no answer to a ping within %v", s.cfg.timeout))
 					s.resubscribe(ctx)
 					continue
 				}
@@ -121,7 +122,7 @@ func (s *Source) loop(ctx context.Context) {
 				continue
 			}
 			awaiting = false
-			s.keep.SetWatching("redis unreachable; retrying")
+			s.keep.Unreachable("redis unreachable; retrying", err)
 			t := time.NewTimer(s.cfg.retry)
 			select {
 			case <-ctx.Done():
@@ -167,13 +168,15 @@ func (s *Source) first(ctx context.Context) {
 	for {
 		wait := time.Until(deadline)
 		if wait <= 0 {
-			s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("no subscription to redis channel %q within %v", s.channel, s.cfg.timeout)})
+			err := fmt.Errorf("no subscription to redis channel %q within %v", s.channel, s.cfg.timeout)
+			s.keep.Unreachable("redis unreachable; retrying", err)
+			s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: err})
 			return
 		}
 		msg, err := s.sub().ReceiveTimeout(ctx, wait)
 		if err != nil {
 			if ctx.Err() == nil {
-				s.keep.SetWatching("redis unreachable; retrying")
+				s.keep.Unreachable("redis unreachable; retrying", err)
 				s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot subscribe to redis channel %q: %w", s.channel, err)})
 			}
 			return
@@ -191,29 +194,53 @@ func (s *Source) handle(ctx context.Context, msg any) {
 		if m.Kind == "subscribe" && m.Channel == s.channel {
 			// Subscribed, at start or after a reconnection: what was
 			// published meanwhile is lost, the key holds the last document.
-			s.keep.SetWatching("redis subscribe")
+			s.keep.Reachable("redis subscribe")
 			s.read(ctx)
 		}
 	case *redis.Message:
-		if m.Channel == s.channel {
-			s.keep.Offer([]byte(m.Payload), nil)
+		if m.Channel != s.channel {
+			return
 		}
+		if n := int64(len(m.Payload)); n > s.cfg.maxSize {
+			// go-redis has read it already; Redis itself cuts off a
+			// subscriber sent more than its client-output-buffer-limit
+			// for pubsub (32 MiB by default), and the key is then read
+			// again, bounded.
+			s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("a message on redis channel %q %w: %d bytes, over the %d-byte cap; refused (WithMaxSize raises the cap)",
+				s.channel, datasource.ErrTooLarge, n, s.cfg.maxSize)})
+			return
+		}
+		s.keep.Offer([]byte(m.Payload), nil)
 	}
 }
 
-// read gets the key and offers it.
+// read gets the key and offers it. The read is bounded: one MULTI/EXEC
+// asks whether the key exists, for its first maxSize+1 bytes and for its
+// length, so a value over the cap is refused without crossing the network
+// (a value STRLEN checked and GET then read could have grown in between;
+// inside MULTI nothing runs between them).
 func (s *Source) read(ctx context.Context) {
 	rctx, cancel := context.WithTimeout(ctx, s.cfg.timeout)
-	data, err := s.client.Get(rctx, s.key).Bytes()
+	var exists, size *redis.IntCmd
+	var head *redis.StringCmd
+	_, err := s.client.TxPipelined(rctx, func(p redis.Pipeliner) error {
+		exists = p.Exists(rctx, s.key)
+		head = p.GetRange(rctx, s.key, 0, s.cfg.maxSize) // at most maxSize+1 bytes
+		size = p.StrLen(rctx, s.key)
+		return nil
+	})
 	cancel()
 	switch {
 	case ctx.Err() != nil:
-	case errors.Is(err, redis.Nil):
-		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
 	case err != nil:
-		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read the key from redis: %w", err)})
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("cannot read redis key %q: %w", s.key, err)})
+	case exists.Val() == 0:
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: datasource.ErrMissing})
+	case size.Val() > s.cfg.maxSize:
+		s.keep.Offer(nil, &datasource.Error{Name: s.name, Err: fmt.Errorf("redis key %q %w: %d bytes, over the %d-byte cap; refused unread (WithMaxSize raises the cap)",
+			s.key, datasource.ErrTooLarge, size.Val(), s.cfg.maxSize)})
 	default:
-		s.keep.Offer(data, nil)
+		s.keep.Offer([]byte(head.Val()), nil)
 	}
 }
 
@@ -251,3 +278,7 @@ func (s *Source) Close() error {
 	s.keep.Close(s.cancel, s.done)
 	return nil
 }
+
+// go-redis's own lines (failed dials while Redis is down) go through the
+// runtime's logger.
+func init() { redislog.Install() }

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/sentinelgen/sentinelgen/internal/logtest"
 	"github.com/sentinelgen/sentinelgen/internal/testserver"
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/dashboard"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/internal/fakerules"
@@ -153,6 +155,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 // An instance cut off while the server is killed and restarted misses the
 // messages published meanwhile; it reads the key when it is back.
 func TestOutageCatchesUpFromTheKey(t *testing.T) {
+	log := logtest.Capture(t)
 	srv := testserver.StartRedis(t)
 	proxy := testserver.StartProxy(t, srv.Addr())
 	publish(t, writer(t, srv), fakerules.Document("v1"))
@@ -162,6 +165,9 @@ func TestOutageCatchesUpFromTheKey(t *testing.T) {
 	proxy.Cut()
 	srv.Kill()
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "redis unreachable; retrying" }, waitFor, tick)
+	// The outage is told once, and shown (runtime.Dependencies) while it lasts.
+	require.Equal(t, 1, log.Count("redis rule source unreachable"), log.String())
+	assert.True(t, dependencyDown(t, in.src.Status().Path))
 	srv.Start() // empty: no persistence
 	w := writer(t, srv)
 	publish(t, w, fakerules.Document("v2"))
@@ -173,6 +179,9 @@ func TestOutageCatchesUpFromTheKey(t *testing.T) {
 	// The rules are in force a moment before the source records the load.
 	require.Eventually(t, func() bool { return in.src.LastError() == nil }, waitFor, tick)
 	require.Eventually(t, func() bool { return in.src.Status().Watching == "redis subscribe" }, waitFor, tick)
+	assert.Equal(t, 1, log.Count("redis rule source answers again"), "the outage's end is told once")
+	assert.Equal(t, 1, log.Count("redis rule source unreachable"), "retries are not new outages")
+	assert.False(t, dependencyDown(t, in.src.Status().Path))
 
 	publish(t, w, fakerules.Document("v4"))
 	in.eventuallyInForce("v4")
@@ -322,4 +331,17 @@ func TestContextCancelStopsWatching(t *testing.T) {
 	cancel()
 	require.Eventually(t, func() bool { return src.Status().Watching == "closed" }, waitFor, tick)
 	require.NoError(t, src.Close())
+}
+
+// dependencyDown reports whether runtime.Dependencies shows the source
+// named name (Status().Path) down.
+func dependencyDown(t *testing.T, name string) bool {
+	t.Helper()
+	for _, d := range runtime.Dependencies() {
+		if d.Name == name {
+			return d.Down
+		}
+	}
+	t.Fatalf("no dependency %s in %+v", name, runtime.Dependencies())
+	return false
 }
