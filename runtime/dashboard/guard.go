@@ -1,15 +1,11 @@
 package dashboard
 
-import (
-	"net"
-	"net/http"
-	"strings"
-)
+import "net/http"
 
 // A dashboard that takes rule updates is a write endpoint on the
 // application's port, so three defences stand in front of it:
 //
-//   - Host allow-list (DNS rebinding: a page of evil.example whose name
+//   - Host allow-list (internal/hostguard; DNS rebinding: a page of evil.example whose name
 //     is made to resolve to 127.0.0.1 talks to the handler from the
 //     victim's browser as a same-origin page, with Host: evil.example).
 //     With rule updates on, a request whose Host is not allowed is
@@ -31,11 +27,7 @@ import (
 func WithAllowedHosts(hosts ...string) Option {
 	return func(c *config) {
 		c.checkHosts = true
-		for _, host := range hosts {
-			if host = normalizeHost(host); host != "" {
-				c.allowedHosts = append(c.allowedHosts, host)
-			}
-		}
+		c.allowedHosts.Add(hosts...)
 	}
 }
 
@@ -45,56 +37,6 @@ func WithAllowedHosts(hosts ...string) Option {
 // origin makes New panic, as a bad route pattern does.
 func WithTrustedOrigins(origins ...string) Option {
 	return func(c *config) { c.trustedOrigins = append(c.trustedOrigins, origins...) }
-}
-
-func normalizeHost(host string) string {
-	host = strings.TrimSpace(host)
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.Trim(host, "[]"), ".")
-	return strings.ToLower(host)
-}
-
-// hostAllowed reports whether r's Host is one the handler answers.
-func (h *Handler) hostAllowed(r *http.Request) bool {
-	host := normalizeHost(r.Host)
-	if host == "" {
-		return false
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	if ip != nil && ip.IsLoopback() {
-		return true
-	}
-	for _, a := range h.allowedHosts {
-		if a == host || (ip != nil && net.ParseIP(a).Equal(ip)) {
-			return true
-		}
-	}
-	if ip != nil {
-		if la, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
-			if lip := addrIP(la); lip != nil && lip.Equal(ip) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func addrIP(a net.Addr) net.IP {
-	switch a := a.(type) {
-	case *net.TCPAddr:
-		return a.IP
-	case *net.UDPAddr:
-		return a.IP
-	}
-	if host, _, err := net.SplitHostPort(a.String()); err == nil {
-		return net.ParseIP(host)
-	}
-	return nil
 }
 
 // setSecurityHeaders sets the headers every response carries.

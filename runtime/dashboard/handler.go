@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/sentinelgen/sentinelgen/internal/hostguard"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 )
@@ -28,7 +29,7 @@ type config struct {
 	limit   int
 
 	checkHosts     bool
-	allowedHosts   []string
+	allowedHosts   hostguard.List
 	trustedOrigins []string
 }
 
@@ -89,7 +90,7 @@ func New(opts ...Option) *Handler {
 // ServeHTTP serves the page at "/" and the JSON under "/api/".
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setSecurityHeaders(w)
-	if h.checkHosts && !h.hostAllowed(r) {
+	if h.checkHosts && !h.allowedHosts.Allowed(r) {
 		writeError(w, http.StatusForbidden, "host not allowed (dashboard.WithAllowedHosts adds the names this dashboard is reached by)")
 		return
 	}

@@ -40,7 +40,10 @@ func capacityFor(durationInSec int64) int {
 // unused since its last pass. Values with calls in flight are not evicted
 // while others can be, so thread counts survive floods.
 type cache struct {
-	seed   maphash.Seed
+	seed maphash.Seed
+	// mix, random per cache, keeps callers from choosing integers that
+	// all fall in one shard (seed does so for strings and other keys).
+	mix    uint64
 	shards [shardCount]shard
 }
 
@@ -60,6 +63,7 @@ type shard struct {
 
 func newCache(capacity int) *cache {
 	c := &cache{seed: maphash.MakeSeed()}
+	c.mix = maphash.Comparable(c.seed, 0) | 1
 	per := max((capacity+shardCount-1)/shardCount, 1)
 	for i := range c.shards {
 		s := &c.shards[i]
@@ -79,7 +83,7 @@ func (c *cache) shard(k *key) *shard {
 	case kindAny:
 		h = maphash.Comparable(c.seed, k.a)
 	default:
-		h = (k.n ^ uint64(k.kind)<<56) * 0x9E3779B97F4A7C15
+		h = (k.n ^ uint64(k.kind)<<56 ^ c.mix) * 0x9E3779B97F4A7C15
 	}
 	return &c.shards[h>>60] // top 4 bits: 16 shards
 }

@@ -12,7 +12,8 @@ func benchCheck(b *testing.B, arg any) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var buf [keyBuf]key
-		for _, k := range appendKeys(buf[:0], arg) {
+		keys, _ := appendKeys(buf[:0], arg)
+		for _, k := range keys {
 			if !bd.passTokenBucket(k, bd.limitFor(k), 1, now) {
 				b.Fatal("refused")
 			}
@@ -33,7 +34,8 @@ func BenchmarkCheckInt64Parallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			var buf [keyBuf]key
-			for _, k := range appendKeys(buf[:0], arg) {
+			keys, _ := appendKeys(buf[:0], arg)
+			for _, k := range keys {
 				bd.passTokenBucket(k, bd.limitFor(k), 1, 1_000_000)
 			}
 		}

@@ -118,6 +118,15 @@
 // already held takes a shard's read lock and allocates nothing; keys of
 // integers and strings are built without allocation.
 //
+// A slice or array argument of more than MaxValuesPerCall (100) elements
+// is refused by every rule that reads it (a dry-run rule counts a
+// would-be block), without its elements being looked at; a warning is
+// logged once. Checking only the first ones would let a counted value ride
+// past its limit behind them; checking all of them costs a caller-chosen
+// time and makes room for them by evicting the values the rule counts.
+// Integer and string values are spread over the shards with a per-cache
+// random seed, so callers cannot aim a call's values at one shard.
+//
 // Reloading a rule equal to one in force keeps its per-value state. Of
 // rules equal by Java's ParamFlowRule.equals (every field but DryRun, a
 // blank limitApp being "default", items compared in order) within one

@@ -197,54 +197,80 @@ func warnUnkeyable(rv reflect.Value) {
 	}
 }
 
+// MaxValuesPerCall bounds the values of one list argument that a rule
+// checks, as the Redis path bounds those it sends (runtime/cluster's
+// Config.MaxParamValues, 100 by default). A slice or array argument with
+// more elements is refused whole by every rule that reads it, without
+// looking at its elements: checking only some would let a value the rule
+// counts ride past its limit behind them, and checking them all costs
+// time linear in a length the caller chooses and creates as many values,
+// enough to push the values a rule counts out of its bounded state.
+const MaxValuesPerCall = 100
+
 // appendKeys appends the keys arg stands for, after applying Keyer: one
 // for a single value, one per element of a slice or array (each element
 // must pass). nil, empty lists and values that cannot be keyed add none,
-// and are not limited.
-func appendKeys(dst []key, arg any) []key {
+// and are not limited. A list of more than MaxValuesPerCall elements adds
+// none and reports !ok.
+func appendKeys(dst []key, arg any) (_ []key, ok bool) {
 	// The common argument types first: they cannot implement Keyer.
 	switch xs := arg.(type) {
 	case nil:
-		return dst
+		return dst, true
 	case int:
-		return append(dst, intKey(int64(xs)))
+		return append(dst, intKey(int64(xs))), true
 	case int64:
-		return append(dst, intKey(xs))
+		return append(dst, intKey(xs)), true
 	case string:
-		return append(dst, stringKey(xs))
+		return append(dst, stringKey(xs)), true
 	case Keyer:
 		arg = paramKey(xs)
 	}
 	switch xs := arg.(type) {
 	case nil:
-		return dst
+		return dst, true
 	case []int:
+		if len(xs) > MaxValuesPerCall {
+			return dst, false
+		}
 		for _, x := range xs {
 			dst = append(dst, intKey(int64(x)))
 		}
-		return dst
+		return dst, true
 	case []int64:
+		if len(xs) > MaxValuesPerCall {
+			return dst, false
+		}
 		for _, x := range xs {
 			dst = append(dst, intKey(x))
 		}
-		return dst
+		return dst, true
 	case []string:
+		if len(xs) > MaxValuesPerCall {
+			return dst, false
+		}
 		for _, x := range xs {
 			dst = append(dst, stringKey(x))
 		}
-		return dst
+		return dst, true
 	case []any:
+		if len(xs) > MaxValuesPerCall {
+			return dst, false
+		}
 		for _, x := range xs {
 			dst = appendElem(dst, x)
 		}
-		return dst
+		return dst, true
 	}
 	rv := reflect.ValueOf(arg)
 	if k := rv.Kind(); k != reflect.Slice && k != reflect.Array {
 		if k, ok := scalarKey(arg); ok {
 			dst = append(dst, k)
 		}
-		return dst
+		return dst, true
+	}
+	if rv.Len() > MaxValuesPerCall {
+		return dst, false
 	}
 	for i := range rv.Len() {
 		e := rv.Index(i)
@@ -254,7 +280,29 @@ func appendKeys(dst []key, arg any) []key {
 			dst = append(dst, k)
 		}
 	}
-	return dst
+	return dst, true
+}
+
+var tooManyWarned atomic.Bool
+
+// warnTooMany logs, once, that list argument arg (index idx) was refused
+// for its length.
+func warnTooMany(resource string, idx int, arg any) {
+	if tooManyWarned.CompareAndSwap(false, true) {
+		runtime.Logger().Warn("sentinel: a hot-parameter list argument with more values than a rule checks in one call is refused",
+			"resource", resource, "paramIdx", idx, "values", listLen(arg), "max", MaxValuesPerCall)
+	}
+}
+
+// listLen is the length of a slice or array argument, 0 for others.
+func listLen(arg any) int {
+	if kr, ok := arg.(Keyer); ok {
+		arg = paramKey(kr)
+	}
+	if rv := reflect.ValueOf(arg); rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+		return rv.Len()
+	}
+	return 0
 }
 
 var keyerType = reflect.TypeFor[Keyer]()

@@ -78,7 +78,16 @@ rules:
 		if !ok || (!b.local && b.cluster == nil) {
 			continue
 		}
-		keys := appendKeys(buf[:0], args[idx])
+		keys, ok := appendKeys(buf[:0], args[idx])
+		if !ok {
+			warnTooMany(b.rule.Resource, b.idx, args[idx])
+			if b.dry {
+				b.wouldBlock(c)
+				continue
+			}
+			k.release(c, i)
+			return c.Block(runtime.BlockParamFlow, b.rule, args[idx])
+		}
 		if b.cluster != nil {
 			switch b.passCluster(c, keys) {
 			case clusterPass:
@@ -153,7 +162,8 @@ func (k *checker) release(c *runtime.Call, n int) {
 		if b.dry && b.state.refused.Take(c) {
 			continue // refused: it holds nothing
 		}
-		for _, key := range appendKeys(buf[:0], args[idx]) {
+		keys, _ := appendKeys(buf[:0], args[idx]) // none when refused for its length
+		for _, key := range keys {
 			b.release(key)
 		}
 	}

@@ -62,8 +62,20 @@ type Config struct {
 	AppType int
 	// HTTPClient sends heartbeats; by default a client with Java's 3 s
 	// timeout. Give one with a TLS configuration for https dashboards
-	// with a private CA.
+	// with a private CA. Heartbeats never follow a redirect, whatever
+	// the client's CheckRedirect: the form names the application and
+	// where its command center listens, so it goes to the dashboards
+	// configured and nowhere a dashboard (or whoever answers for it)
+	// points; a 3xx answer is a failed heartbeat.
 	HTTPClient *http.Client
+	// AllowedHosts are the names (or IPs) the command center is reached
+	// by, besides those it always answers: the loopback names
+	// (localhost, *.localhost, 127.0.0.0/8, ::1), Addr's host, ClientIP
+	// and the address a request arrived on. A request with another Host
+	// is refused with 403, so that a page whose name was made to resolve
+	// to this machine (DNS rebinding) cannot drive the commands from the
+	// operator's browser. The dashboard calls ip:port, which is allowed.
+	AllowedHosts []string
 
 	// RuleFiles are where rules set from the dashboard are written back,
 	// so they survive a restart (Java's WritableDataSourceRegistry): the
@@ -83,8 +95,12 @@ type Config struct {
 	// document, form-encoded).
 	MaxBodyBytes int64
 	// MaxConcurrent bounds the commands served at once (Java's command
-	// executor has one thread per processor and a queue of ten); past it
-	// a request is answered 503. 16 by default.
+	// executor has one thread per processor and a queue of ten), and
+	// apart from them the POST bodies being read; past either a request
+	// is answered 503. A body is read before its command takes a slot,
+	// within the 10 s a request has to arrive, so clients that trickle
+	// bodies delay no command (version, metric, the GET commands) but
+	// POSTs. 16 by default.
 	MaxConcurrent int
 }
 
@@ -106,6 +122,9 @@ func (c Config) withDefaults() Config {
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: 3 * time.Second}
 	}
+	hc := *c.HTTPClient // the caller's client keeps its own policy
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.HTTPClient = &hc
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = 16 << 20
 	}

@@ -64,11 +64,16 @@
 //
 // # Bounded input
 //
-// Bodies are capped (MaxBodyBytes, 16 MiB), as are parameters (64 a
-// request), header bytes (64 KiB), time to read a request (3 s for the
-// header, 10 s in all) and commands in flight (MaxConcurrent, then 503).
-// A bad URL escape or a value that is not UTF-8 is refused with 400 before
-// any command runs.
+// Bodies are capped (MaxBodyBytes, 16 MiB; a larger Content-Length is
+// refused unread), as are parameters (64 a request), header bytes
+// (64 KiB), time to read a request (3 s for the header, 10 s in all),
+// commands in flight and POST bodies being read (MaxConcurrent each, then
+// 503). A body is read before its command takes a slot, so clients that
+// trickle bodies can keep other POSTs waiting but never a GET command:
+// version, metric and the rest answer. A bad URL escape or a value that
+// is not UTF-8 is refused with 400 before any command runs. Heartbeats
+// never follow a redirect (a 3xx is a failed heartbeat), so a dashboard
+// address cannot send the application's identity elsewhere.
 //
 // # The metric log
 //
@@ -98,6 +103,12 @@
 // interface only the dashboard reaches. Requests a browser sends for a web
 // page (marked with Origin, or Sec-Fetch-Site other than "none") are
 // refused with 403, so a page the operator visits cannot drive a command
-// center on loopback, even after DNS rebinding; the dashboard's HTTP
-// client sends neither header.
+// center on loopback; the dashboard's HTTP client sends neither header.
+// A request whose Host is not one the command center is reached by is
+// refused with 403 too, so that a page whose name was made to resolve to
+// the machine (DNS rebinding), in a browser that sends no Fetch-Metadata
+// headers, cannot either. Allowed: the loopback names (localhost,
+// *.localhost, 127.0.0.0/8, ::1), Addr's host, ClientIP, the address the
+// request arrived on, and Config.AllowedHosts. The dashboard calls
+// ip:port and curl sends Host: 127.0.0.1:port, both allowed.
 package transport

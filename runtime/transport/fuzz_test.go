@@ -40,6 +40,7 @@ func FuzzCommand(f *testing.F) {
 		}
 		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 		req.URL.Path = "/" + path
+		req.Host = "127.0.0.1" // httptest's example.com is not an allowed Host
 		req.URL.RawQuery = query
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		rec := httptest.NewRecorder()

@@ -81,6 +81,10 @@ func (s *Server) sendHeartbeat(d Endpoint) error {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return fmt.Errorf("%s: HTTP %d to %q, not followed: heartbeats go to the configured dashboards only",
+			u, resp.StatusCode, printable(resp.Header.Get("Location")))
+	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: HTTP %d", u, resp.StatusCode)
 	}

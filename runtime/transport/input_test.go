@@ -1,8 +1,8 @@
 package transport_test
 
 import (
-	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -75,23 +75,19 @@ func TestHugeRequestLineIsRefused(t *testing.T) {
 	assert.Equal(t, http.StatusRequestHeaderFieldsTooLarge, code)
 }
 
-// Commands in flight are bounded: past MaxConcurrent, a request is
-// answered 503 at once instead of queueing.
-func TestCommandsInFlightAreBounded(t *testing.T) {
+// Bodies being read are bounded: past MaxConcurrent, a POST is answered
+// 503 at once instead of queueing, and the other commands still answer
+// (see TestTrickledBodiesHoldNoCommandSlot).
+func TestBodiesInFlightAreBounded(t *testing.T) {
 	srv := start(t, transport.Config{MaxConcurrent: 1})
-	// A client that sends headers and part of a body, then stalls, holds
-	// the only place.
-	conn, err := net.Dial("tcp", srv.Addr().String())
-	require.NoError(t, err)
-	_, err = conn.Write([]byte("POST /setRules HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\ntype=flow&"))
-	require.NoError(t, err)
+	conn := trickle(t, srv)
 	require.Eventually(t, func() bool {
-		code, _ := get(t, srv, "version", nil)
+		code, _ := post(t, srv, "setSwitch", url.Values{"value": {"true"}})
 		return code == http.StatusServiceUnavailable
 	}, 5*time.Second, 5*time.Millisecond)
 	require.NoError(t, conn.Close())
 	require.Eventually(t, func() bool {
-		code, _ := get(t, srv, "version", nil)
+		code, _ := post(t, srv, "getSwitch", nil)
 		return code == http.StatusOK
 	}, 5*time.Second, 5*time.Millisecond, "the place is given back")
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sentinelgen/sentinelgen/internal/hostguard"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -30,7 +31,9 @@ type Server struct {
 	port       int
 	started    int64 // Unix ms, the cluster state's lastModified
 	commands   map[string]command
-	sem        chan struct{}
+	sem        chan struct{} // commands running
+	bodies     chan struct{} // POST bodies being read, before their command runs
+	hosts      hostguard.List
 	metricLog  *metricLog
 
 	// rulesMu serialises setRules, so that the file written back holds
@@ -89,6 +92,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		port:       ln.Addr().(*net.TCPAddr).Port,
 		started:    runtime.NowMillis(),
 		sem:        make(chan struct{}, cfg.MaxConcurrent),
+		bodies:     make(chan struct{}, cfg.MaxConcurrent),
 		metricLog:  ml,
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -96,6 +100,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if s.clientIP == "" {
 		s.clientIP = advertisedIP(ln.Addr().(*net.TCPAddr).IP)
 	}
+	if host, _, err := net.SplitHostPort(cfg.Addr); err == nil {
+		s.hosts.Add(host)
+	}
+	s.hosts.Add(s.clientIP)
+	s.hosts.Add(cfg.AllowedHosts...)
 	s.commands = s.commandTable()
 	s.http = &http.Server{
 		Handler:           s,
@@ -194,13 +203,6 @@ func (e *requestError) Error() string { return e.msg }
 // 200 with its result as the body; its failure is 400 with the reason, an
 // unknown command 400 "Unknown command `name`".
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	select {
-	case s.sem <- struct{}{}:
-		defer func() { <-s.sem }()
-	default:
-		reply(w, http.StatusServiceUnavailable, "Command server busy")
-		return
-	}
 	defer func() {
 		if v := recover(); v != nil {
 			runtime.Logger().Error("sentinel: command failed", slog.String("path", r.URL.Path), slog.Any("panic", v))
@@ -209,6 +211,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}()
 	if fromWebPage(r) {
 		reply(w, http.StatusForbidden, "Commands from web pages are refused")
+		return
+	}
+	if !s.hosts.Allowed(r) {
+		reply(w, http.StatusForbidden, "Host not allowed (transport.Config.AllowedHosts adds the names this command center is reached by)")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
@@ -235,6 +241,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(w, http.StatusBadRequest, "Unknown command `"+printable(name)+"`")
 		return
 	}
+	select {
+	case s.sem <- struct{}{}:
+		defer func() { <-s.sem }()
+	default:
+		reply(w, http.StatusServiceUnavailable, "Command server busy")
+		return
+	}
 	body, err := cmd.run(p)
 	if err != nil {
 		reply(w, http.StatusBadRequest, err.Error())
@@ -256,7 +269,10 @@ func reply(w http.ResponseWriter, code int, msg string) {
 	_, _ = io.WriteString(w, msg)
 }
 
-// params reads the query string and a POST's form body.
+// params reads the query string and a POST's form body. The body is read
+// under a slot of its own (s.bodies), not a command's, so that bodies
+// trickled in by slow or hostile clients hold no command up; the server's
+// ReadTimeout bounds the time one takes.
 func (s *Server) params(w http.ResponseWriter, r *http.Request) (params, error) {
 	p := params{}
 	if err := parseParams(r.URL.RawQuery, p); err != nil {
@@ -270,6 +286,16 @@ func (s *Server) params(w http.ResponseWriter, r *http.Request) (params, error) 
 		if err != nil || mt != "application/x-www-form-urlencoded" {
 			return nil, &requestError{http.StatusUnsupportedMediaType, "Only form-encoded post request is supported"}
 		}
+	}
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		return nil, &requestError{http.StatusRequestEntityTooLarge,
+			fmt.Sprintf("request body over %d bytes", s.cfg.MaxBodyBytes)}
+	}
+	select {
+	case s.bodies <- struct{}{}:
+		defer func() { <-s.bodies }()
+	default:
+		return nil, &requestError{http.StatusServiceUnavailable, "Command server busy"}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
 	if err != nil {
