@@ -101,10 +101,21 @@
 // error-count circuit breakers:
 //
 //   - a panic is recorded as a *PanicError, the entry exits, and the panic
-//     goes on to the server (http.ErrAbortHandler too), so no thread count
-//     leaks;
+//     goes on to the server, so no thread count leaks;
 //   - a response status for which the WithErrorStatus predicate holds (5xx
 //     by default) is recorded as a *StatusError.
+//
+// No caller can open a breaker for other callers by choosing its own
+// deadline or hanging up. Once the request's context has ended (the client
+// hung up, or the server closed the connection) nothing the handler does is
+// recorded: a 5xx it answers then ("my upstream call was canceled") or a
+// panic is what is left of an abandoned request. A panic with
+// http.ErrAbortHandler is never recorded: it is net/http's way to abort a
+// response, which the server does not count as a failure either, and
+// httputil.ReverseProxy raises it when a client hangs up mid-body (an
+// upstream that fails mid-body is the error of the proxy's Transport). The
+// request's response time is counted all the same, so slow-call-ratio
+// breakers still see a slow route.
 //
 // To read the status the middleware wraps the ResponseWriter. The wrapper
 // has Unwrap, for http.ResponseController, and Flush, Hijack, Push and
@@ -134,12 +145,15 @@
 // and errors.As(err, &blockErr) hold). The request body is closed either
 // way, as the RoundTripper contract requires.
 //
-// An error that follows the caller giving up — the request's context
-// canceled or past its deadline (http.Client.Timeout included), before
-// the response or while its body is read — is not recorded: a caller's
-// impatience must not open an error breaker on a healthy upstream. The
-// call's response time is still counted, so a slow upstream shows in
-// slow-call-ratio breakers.
+// The same caller-abort rule holds outbound: nothing that ends a request
+// whose context has ended — canceled, or past its deadline, whoever set it:
+// the calling code, http.Client.Timeout, or a deadline inherited from an
+// inbound request's context — is recorded, before the response, on its
+// status or while its body is read. A caller's impatience must not open an
+// error breaker on a healthy upstream for every other caller. The call's
+// response time is still counted, so a slow upstream shows in
+// slow-call-ratio breakers: to break on an upstream that is too slow, use
+// a slow-call rule whose maxAllowedRt is below your deadline.
 //
 // The entry stays open while the response body is: it exits at the first
 // of io.EOF, a read error, or Close, so the response time and the thread

@@ -138,7 +138,9 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.Se
 		if !done {
 			// recover is nil after runtime.Goexit: just exit then.
 			if p := recover(); p != nil {
-				e.SetError(&PanicError{Value: p})
+				if !callerAborted(r, p) {
+					e.SetError(&PanicError{Value: p})
+				}
 				e.Exit()
 				panic(p) // http.ErrAbortHandler included: the server handles it
 			}
@@ -148,7 +150,7 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.Se
 	m.next.ServeHTTP(w, r.WithContext(e.Context()))
 	done = true
 	if sw != nil {
-		if code := sw.status(); code != 0 && m.errorStatus(code) {
+		if code := sw.status(); code != 0 && m.errorStatus(code) && !contextEnded(r.Context()) {
 			e.SetError(statusError(code))
 		}
 	}
