@@ -37,6 +37,11 @@
 //     again when it serves it: one more allocation and the routing twice.
 //   - nethttp.Middleware(nethttp.WithServeMux(mux))(chain): when other
 //     middleware stands between this one and the mux, name the mux.
+//   - nethttp.Middleware(nethttp.WithRouteName(fn)): any other router. fn
+//     returns the pattern that routes a request ("/api/order/:id"), "" for
+//     none; the resource is named after it as after a ServeMux pattern.
+//     The modules under adapters/ do this for gin, echo, chi, gorilla/mux
+//     and fiber, with the same semantics as this package.
 //
 // # Resource names
 //

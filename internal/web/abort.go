@@ -1,4 +1,4 @@
-package nethttp
+package web
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 // is not recorded as the resource's error; the call's response time still
 // is, so slow-call-ratio breakers and response times see a slow resource.
 
-// contextEnded reports whether ctx is canceled or past its deadline. The
+// ContextEnded reports whether ctx is canceled or past its deadline. The
 // deadline is read as well as Err, because an error that a deadline caused
 // can arrive a moment before the context's own timer marks it done.
-func contextEnded(ctx context.Context) bool {
+func ContextEnded(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}
@@ -24,15 +24,15 @@ func contextEnded(ctx context.Context) bool {
 	return ok && !time.Now().Before(d)
 }
 
-// callerAborted reports whether a handler's panic p is the end of an
-// abandoned or deliberately aborted response rather than the route's
-// failure: http.ErrAbortHandler (net/http's "abort this response", which
+// callerAborted reports whether a handler's panic p, in a request whose
+// context is ctx, is the end of an abandoned or deliberately aborted
+// response rather than the route's failure: http.ErrAbortHandler (net/http's "abort this response", which
 // httputil.ReverseProxy raises when a client hangs up mid-body, and which
 // the server itself does not log), or any panic once the request's context
 // has ended (the client hung up, or the server closed the connection).
-func callerAborted(r *http.Request, p any) bool {
+func callerAborted(ctx context.Context, p any) bool {
 	if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 		return true
 	}
-	return contextEnded(r.Context())
+	return ContextEnded(ctx)
 }
