@@ -173,12 +173,12 @@ func (m *middleware) pattern(r *http.Request) string {
 	return r.Pattern
 }
 
-func (m *middleware) block(w http.ResponseWriter, r *http.Request, b *runtime.BlockError) {
+func (c *middlewareConfig) block(w http.ResponseWriter, r *http.Request, b *runtime.BlockError) {
 	switch {
-	case m.blockHandler != nil:
-		m.blockHandler(w, r, b)
-	case m.blockPage != "":
-		http.Redirect(w, r, m.blockPage, http.StatusFound)
+	case c.blockHandler != nil:
+		c.blockHandler(w, r, b)
+	case c.blockPage != "":
+		http.Redirect(w, r, c.blockPage, http.StatusFound)
 	default:
 		DefaultBlockHandler(w, r, b)
 	}
