@@ -50,12 +50,16 @@ func (g *Engine) Enter(w http.ResponseWriter, r *http.Request, pattern string) (
 	if res == nil && name == "" {
 		return r, nil, true
 	}
-	e, b := g.engine.Enter(r.Context(), r, res, name)
+	// The request the handlers see lives in the entry's allocation: the
+	// copy WithContext makes is inlined and copied there, never on the
+	// heap of its own.
+	e, req, b := web.EnterWith[http.Request](g.engine, r.Context(), r, res, name)
 	if b != nil {
 		g.cfg.block(w, r, b)
 		return r, nil, false
 	}
-	return r.WithContext(e.Context()), e, true
+	*req = *r.WithContext(e.Context())
+	return req, e, true
 }
 
 // Exit exits entry e of req (as Enter returned them; nothing when e is
