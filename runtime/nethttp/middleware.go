@@ -95,30 +95,44 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r) // not protected
 		return
 	}
+	// The Sentinel context, the entry, the handler's request and the
+	// status writer in one allocation. They are the request's own, never
+	// pooled: a handler that keeps its request or writer past returning
+	// cannot reach another request's through them.
 	var e *runtime.SentinelEntry
+	var req *http.Request
 	var sw *statusWriter
 	var b *runtime.BlockError
 	if m.errorStatus != nil {
-		// The Sentinel context, the entry and the status writer in one
-		// allocation. The writer is the request's own, never pooled: a
-		// handler that keeps it past returning cannot reach another
-		// request's response through it.
-		e, sw, b = web.EnterWith[statusWriter](m.engine, r.Context(), r, res, name)
+		var st *requestState
+		if e, st, b = web.EnterWith[requestState](m.engine, r.Context(), r, res, name); b == nil {
+			req, sw = &st.req, &st.writer
+		}
 	} else {
-		// The Sentinel context and the entry in one allocation.
-		e, b = m.engine.Enter(r.Context(), r, res, name)
+		e, req, b = web.EnterWith[http.Request](m.engine, r.Context(), r, res, name)
 	}
 	if b != nil {
 		m.block(w, r, b)
 		return
 	}
-	m.serve(w, r, e, sw)
+	// WithContext is inlined: its copy of the request goes straight into
+	// the entry's allocation, never on the heap of its own.
+	*req = *r.WithContext(e.Context())
+	m.serve(w, req, e, sw)
 }
 
-// serve runs the handler for an admitted request and exits its entry,
-// recording a panic or an error status on it as the caller-abort rule
-// allows. sw, when not nil, is the request's fresh status writer, which
-// serve wraps around w.
+// requestState is what an admitted request needs besides its entry: the
+// request the handler sees, carrying the entry in its context, and the
+// writer that records the response status.
+type requestState struct {
+	req    http.Request
+	writer statusWriter
+}
+
+// serve runs the handler for an admitted request r (which carries the
+// entry e) and exits the entry, recording a panic or an error status on
+// it as the caller-abort rule allows. sw, when not nil, is the request's
+// fresh status writer, which serve wraps around w.
 func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.SentinelEntry, sw *statusWriter) {
 	if sw != nil {
 		sw.ResponseWriter = w
@@ -138,7 +152,7 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.Se
 		}
 		e.Exit()
 	}()
-	m.next.ServeHTTP(w, r.WithContext(e.Context()))
+	m.next.ServeHTTP(w, r)
 	done = true
 	if sw != nil {
 		if err := m.engine.Outcome(r.Context(), sw.status(), nil); err != nil {
