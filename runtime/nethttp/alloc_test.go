@@ -10,10 +10,11 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
-// A protected request allocates what the mux's routing does, the request
-// copy that carries the entry (http.Request's context cannot be set in
-// place), and one object for the Sentinel context, the entry and the
-// status writer together: 3 in all, as BenchmarkServeMux measures.
+// A protected request allocates what the mux's routing does and one
+// object for the Sentinel context, the entry, the request copy that
+// carries the entry (http.Request's context cannot be set in place) and
+// the status writer together: 2 in all, as BenchmarkServeMux measures, and
+// 3 with the second routing of a wrapped mux.
 func TestProtectedRequestsAllocateAtMostThreeTimes(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -28,20 +29,20 @@ func TestProtectedRequestsAllocateAtMostThreeTimes(t *testing.T) {
 			mux.Handle("GET "+path+"/{id}", nop)
 			mux.Handle("/alloc/other/{id}", nop)
 			return mux
-		}, 3},
+		}, 2},
 		{"NewServeMux without error statuses", func(path string) http.Handler {
 			mux := nethttp.NewServeMux(nethttp.WithErrorStatus(nil))
 			mux.Handle("GET "+path+"/{id}", nop)
 			return mux
-		}, 3},
+		}, 2},
 		{"Handle", func(path string) http.Handler {
 			mux := http.NewServeMux()
 			nethttp.Handle(mux, "GET "+path+"/{id}", nop)
 			return mux
-		}, 3},
+		}, 2},
 		{"Middleware around a mux, which routes twice", func(path string) http.Handler {
 			return nethttp.Middleware()(benchMux("GET " + path + "/{id}"))
-		}, 4},
+		}, 3},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

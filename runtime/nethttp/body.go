@@ -82,5 +82,5 @@ func abandoned(e *runtime.SentinelEntry) {
 // time is still counted, so a slow upstream still shows in slow-call
 // ratios and response times.
 func callerGaveUp(req *http.Request) bool {
-	return req.Context().Err() != nil
+	return contextEnded(req.Context())
 }

@@ -27,16 +27,21 @@
 //   - NewServeMux, or nethttp.Handle(mux, pattern, handler, opts...), or
 //     any Middleware(...)(handler) registered on a mux: the handler runs
 //     after routing and reads the pattern from r.Pattern, so each request
-//     is routed once. The cheapest: a request costs 3 allocations, the
-//     mux's routing, the request copy that carries the entry, and one
-//     object holding the entry, its Sentinel context and the writer that
-//     records the status (no writer with WithErrorStatus(nil)).
+//     is routed once. The cheapest: a request costs 2 allocations, the
+//     mux's routing and one object holding the entry, its Sentinel
+//     context, the request copy that carries the entry and the writer
+//     that records the status (no writer with WithErrorStatus(nil)).
 //   - nethttp.Middleware()(mux): wrapping an existing *http.ServeMux. The
 //     middleware runs before the mux has routed the request, so it asks the
 //     mux where the request goes (ServeMux.Handler) and the mux routes it
 //     again when it serves it: one more allocation and the routing twice.
 //   - nethttp.Middleware(nethttp.WithServeMux(mux))(chain): when other
 //     middleware stands between this one and the mux, name the mux.
+//   - nethttp.Middleware(nethttp.WithRouteName(fn)): any other router. fn
+//     returns the pattern that routes a request ("/api/order/:id"), "" for
+//     none; the resource is named after it as after a ServeMux pattern.
+//     The modules under adapters/ do this for gin, echo, chi, gorilla/mux
+//     and fiber, with the same semantics as this package.
 //
 // # Resource names
 //
@@ -101,10 +106,21 @@
 // error-count circuit breakers:
 //
 //   - a panic is recorded as a *PanicError, the entry exits, and the panic
-//     goes on to the server (http.ErrAbortHandler too), so no thread count
-//     leaks;
+//     goes on to the server, so no thread count leaks;
 //   - a response status for which the WithErrorStatus predicate holds (5xx
 //     by default) is recorded as a *StatusError.
+//
+// No caller can open a breaker for other callers by choosing its own
+// deadline or hanging up. Once the request's context has ended (the client
+// hung up, or the server closed the connection) nothing the handler does is
+// recorded: a 5xx it answers then ("my upstream call was canceled") or a
+// panic is what is left of an abandoned request. A panic with
+// http.ErrAbortHandler is never recorded: it is net/http's way to abort a
+// response, which the server does not count as a failure either, and
+// httputil.ReverseProxy raises it when a client hangs up mid-body (an
+// upstream that fails mid-body is the error of the proxy's Transport). The
+// request's response time is counted all the same, so slow-call-ratio
+// breakers still see a slow route.
 //
 // To read the status the middleware wraps the ResponseWriter. The wrapper
 // has Unwrap, for http.ResponseController, and Flush, Hijack, Push and
@@ -134,12 +150,15 @@
 // and errors.As(err, &blockErr) hold). The request body is closed either
 // way, as the RoundTripper contract requires.
 //
-// An error that follows the caller giving up — the request's context
-// canceled or past its deadline (http.Client.Timeout included), before
-// the response or while its body is read — is not recorded: a caller's
-// impatience must not open an error breaker on a healthy upstream. The
-// call's response time is still counted, so a slow upstream shows in
-// slow-call-ratio breakers.
+// The same caller-abort rule holds outbound: nothing that ends a request
+// whose context has ended — canceled, or past its deadline, whoever set it:
+// the calling code, http.Client.Timeout, or a deadline inherited from an
+// inbound request's context — is recorded, before the response, on its
+// status or while its body is read. A caller's impatience must not open an
+// error breaker on a healthy upstream for every other caller. The call's
+// response time is still counted, so a slow upstream shows in
+// slow-call-ratio breakers: to break on an upstream that is too slow, use
+// a slow-call rule whose maxAllowedRt is below your deadline.
 //
 // The entry stays open while the response body is: it exits at the first
 // of io.EOF, a read error, or Close, so the response time and the thread
@@ -161,18 +180,20 @@
 // Measured on the 2-core reference machine (go test -bench . -benchmem;
 // three runs on a busy machine): a bare ServeMux serves a request to an
 // httptest.ResponseRecorder in 170-300 ns and 1 allocation (16 B).
-// NewServeMux serves it in 1.0-1.3 µs and 3 allocations (544 B): the
-// route match, the request copy that carries the entry (http.Request's
-// context cannot be set in place), and one 208-byte object holding the
-// entry, its Sentinel context and the status writer. Middleware wrapping
-// a mux adds the second routing: 4 allocations (560 B), 1.3-1.8 µs.
+// NewServeMux serves it in 1.0-1.3 µs and 2 allocations (528 B): the
+// route match, and one 512-byte object holding the entry, its Sentinel
+// context, the request copy that carries the entry (http.Request's
+// context cannot be set in place: the copy WithContext makes is inlined
+// into this object) and the status writer. Middleware wrapping a mux adds
+// the second routing: 3 allocations (544 B), 1.3-1.8 µs.
 //
-// The status writer shares the entry's allocation rather than coming from
-// a pool: a handler that keeps its ResponseWriter after returning writes
-// into its own request's response, never into a later request's. When
-// the resource is named per request (a URL cleaner that rewrites the
-// name, WithUnmatchedPath on an unmatched request), the Sentinel context,
-// the entry and the writer are allocated separately, as the name is.
+// The request copy and the status writer share the entry's allocation
+// rather than coming from a pool: a handler that keeps its request or
+// ResponseWriter after returning reaches its own request's, never a later
+// request's. When the resource is named per request (a URL cleaner that
+// rewrites the name, WithUnmatchedPath on an unmatched request), the
+// Sentinel context, the entry and the rest are allocated separately, as
+// the name is.
 //
 // Transport adds about 0.75 µs and 5 allocations to a round trip (the
 // name, the entry, the body wrapper and its cleanup). The network costs

@@ -1,51 +1,27 @@
 package nethttp
 
 import (
-	"fmt"
-	"net/http"
-	"strconv"
+	"context"
+
+	"github.com/sentinelgen/sentinelgen/internal/web"
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 // StatusError is the error recorded on an entry whose response status
-// WithErrorStatus counts as an error (5xx by default).
-type StatusError struct {
-	Code int
-}
-
-func (e *StatusError) Error() string {
-	return "nethttp: response status " + strconv.Itoa(e.Code) + " " + http.StatusText(e.Code)
-}
-
-// statusErrors holds one StatusError per valid status code, so recording a
-// 5xx response allocates nothing.
-var statusErrors [500]StatusError // codes 100..599
-
-func init() {
-	for i := range statusErrors {
-		statusErrors[i].Code = 100 + i
-	}
-}
-
-func statusError(code int) *StatusError {
-	if code >= 100 && code <= 599 {
-		return &statusErrors[code-100]
-	}
-	return &StatusError{Code: code}
-}
+// WithErrorStatus counts as an error (5xx by default). Its Code field is
+// the status; the web framework adapters record the same type.
+type StatusError = web.StatusError
 
 // PanicError is the error recorded on an entry whose handler panicked. The
-// panic itself goes on after the entry exits.
-type PanicError struct {
-	Value any // what the handler panicked with
-}
+// panic itself goes on after the entry exits. Its Value field is what the
+// handler panicked with; Unwrap returns it when it is an error. The web
+// framework adapters record the same type.
+type PanicError = web.PanicError
 
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("nethttp: handler panicked: %v", e.Value)
-}
+func statusError(code int) *StatusError { return web.StatusErrorOf(code) }
 
-// Unwrap returns the panic value when it is an error, so that
-// errors.Is(err, http.ErrAbortHandler) holds for an aborted handler.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
+func needsArgs(res *runtime.Resource, name string) bool { return web.NeedsArgs(res, name) }
+
+func contextEnded(ctx context.Context) bool { return web.ContextEnded(ctx) }
+
+const resourceType = runtime.Web

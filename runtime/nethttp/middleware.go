@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -12,15 +13,16 @@ import (
 // Java's SENTINEL_SPRING_WEB_CONTEXT_NAME, kept so that rules written for
 // a Spring service (a chain-strategy flow rule's refResource) mean the same
 // here.
-const ContextName = "sentinel_spring_web_context"
+const ContextName = web.ContextName
 
 // BlockMessage is the body of the default answer to a blocked request,
 // Java's DefaultBlockExceptionHandler text.
-const BlockMessage = "Blocked by Sentinel (flow limiting)"
+const BlockMessage = web.BlockMessage
 
 type middlewareConfig struct {
 	commonConfig
 	mux           *http.ServeMux
+	routeName     func(r *http.Request) string
 	methodPrefix  bool
 	unmatchedPath bool
 	// separateContexts enters each resource's own context
@@ -29,6 +31,20 @@ type middlewareConfig struct {
 	origin           func(r *http.Request) string
 	blockHandler     func(w http.ResponseWriter, r *http.Request, b *runtime.BlockError)
 	blockPage        string
+}
+
+// engine is the shared per-request logic (internal/web) configured as
+// Middleware's options say.
+func (c *middlewareConfig) engine() *web.Engine[*http.Request] {
+	return web.New(web.Config[*http.Request]{
+		MethodPrefix:     c.methodPrefix,
+		UnmatchedPath:    c.unmatchedPath,
+		SeparateContexts: c.separateContexts,
+		Cleaner:          c.cleaner,
+		Origin:           c.origin,
+		Args:             c.args,
+		ErrorStatus:      c.errorStatus,
+	})
 }
 
 // Middleware protects every request that reaches next as an inbound web
@@ -44,10 +60,10 @@ func Middleware(opts ...Option) func(http.Handler) http.Handler {
 	for _, o := range opts {
 		o.applyMiddleware(&cfg)
 	}
-	routes := &routeCache{} // shared by every handler this middleware wraps
+	engine := cfg.engine() // shared by every handler this middleware wraps
 	return func(next http.Handler) http.Handler {
-		m := &middleware{middlewareConfig: cfg, next: next, routes: routes}
-		if m.mux == nil {
+		m := &middleware{middlewareConfig: cfg, next: next, engine: engine}
+		if m.mux == nil && m.routeName == nil {
 			m.mux, _ = next.(*http.ServeMux)
 		}
 		return m
@@ -69,65 +85,54 @@ func HandleFunc(mux *http.ServeMux, pattern string, handler func(http.ResponseWr
 type middleware struct {
 	middlewareConfig
 	next   http.Handler
-	routes *routeCache
+	engine *web.Engine[*http.Request]
 	warned atomic.Bool
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	res, name := m.target(r)
+	res, name := m.engine.Target(r, r.Method, m.pattern(r), r.URL.Path)
 	if res == nil && name == "" {
 		m.next.ServeHTTP(w, r) // not protected
 		return
 	}
-	origin := ""
-	if m.origin != nil {
-		origin = m.origin(r)
-	}
-	ctxName := ContextName
-	if m.separateContexts {
-		ctxName = name
-		if res != nil {
-			ctxName = res.Name()
-		}
-	}
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(runtime.Inbound),
-		runtime.WithResourceType(resourceType),
-	}
-	n := 2
-	if m.args != nil && needsArgs(res, name) {
-		opts[2] = runtime.WithArgs(m.args(r)...)
-		n = 3
-	}
+	// The Sentinel context, the entry, the handler's request and the
+	// status writer in one allocation. They are the request's own, never
+	// pooled: a handler that keeps its request or writer past returning
+	// cannot reach another request's through them.
 	var e *runtime.SentinelEntry
+	var req *http.Request
 	var sw *statusWriter
 	var b *runtime.BlockError
-	switch {
-	case res == nil:
-		e, b = runtime.Entry(runtime.EnterContext(r.Context(), ctxName, origin), name, opts[:n]...)
-		if b == nil && m.errorStatus != nil {
-			sw = &statusWriter{}
+	if m.errorStatus != nil {
+		var st *requestState
+		if e, st, b = web.EnterWith[requestState](m.engine, r.Context(), r, res, name); b == nil {
+			req, sw = &st.req, &st.writer
 		}
-	case m.errorStatus != nil:
-		// The Sentinel context, the entry and the status writer in one
-		// allocation. The writer is the request's own, never pooled: a
-		// handler that keeps it past returning cannot reach another
-		// request's response through it.
-		e, sw, b = runtime.EntryInContextWith[statusWriter](res, r.Context(), ctxName, origin, opts[:n]...)
-	default:
-		// The Sentinel context and the entry in one allocation.
-		e, b = res.EntryInContext(r.Context(), ctxName, origin, opts[:n]...)
+	} else {
+		e, req, b = web.EnterWith[http.Request](m.engine, r.Context(), r, res, name)
 	}
 	if b != nil {
 		m.block(w, r, b)
 		return
 	}
-	m.serve(w, r, e, sw)
+	// WithContext is inlined: its copy of the request goes straight into
+	// the entry's allocation, never on the heap of its own.
+	*req = *r.WithContext(e.Context())
+	m.serve(w, req, e, sw)
 }
 
-// serve runs the handler for an admitted request and exits its entry,
-// recording a panic or an error status on it. sw, when not nil, is the
-// request's fresh status writer, which serve wraps around w.
+// requestState is what an admitted request needs besides its entry: the
+// request the handler sees, carrying the entry in its context, and the
+// writer that records the response status.
+type requestState struct {
+	req    http.Request
+	writer statusWriter
+}
+
+// serve runs the handler for an admitted request r (which carries the
+// entry e) and exits the entry, recording a panic or an error status on
+// it as the caller-abort rule allows. sw, when not nil, is the request's
+// fresh status writer, which serve wraps around w.
 func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.SentinelEntry, sw *statusWriter) {
 	if sw != nil {
 		sw.ResponseWriter = w
@@ -138,59 +143,22 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.Se
 		if !done {
 			// recover is nil after runtime.Goexit: just exit then.
 			if p := recover(); p != nil {
-				e.SetError(&PanicError{Value: p})
+				if err := m.engine.Outcome(r.Context(), 0, p); err != nil {
+					e.SetError(err)
+				}
 				e.Exit()
 				panic(p) // http.ErrAbortHandler included: the server handles it
 			}
 		}
 		e.Exit()
 	}()
-	m.next.ServeHTTP(w, r.WithContext(e.Context()))
+	m.next.ServeHTTP(w, r)
 	done = true
 	if sw != nil {
-		if code := sw.status(); code != 0 && m.errorStatus(code) {
-			e.SetError(statusError(code))
+		if err := m.engine.Outcome(r.Context(), sw.status(), nil); err != nil {
+			e.SetError(err)
 		}
 	}
-}
-
-// target resolves the resource a request is protected as: a declared
-// resource handle, or a name for runtime.Entry when the name is computed
-// per request (cleaner, unmatched path). Both empty: not protected.
-func (m *middleware) target(r *http.Request) (*runtime.Resource, string) {
-	var rt *route
-	var base string
-	if pattern := m.pattern(r); pattern != "" {
-		rt = m.routes.get(pattern)
-		base = rt.name
-	} else if m.unmatchedPath {
-		base = r.URL.Path
-		if base == "" {
-			base = "/"
-		}
-	} else {
-		return nil, ""
-	}
-	patternMethod := ""
-	if rt != nil {
-		patternMethod = rt.patternMethod
-	}
-	if m.cleaner != nil {
-		cleaned := m.cleaner(r, base)
-		if cleaned == "" {
-			return nil, ""
-		}
-		if rt != nil && cleaned == base {
-			return rt.resource(r.Method, m.methodPrefix), ""
-		}
-		base = cleaned
-	} else if rt != nil {
-		return rt.resource(r.Method, m.methodPrefix), ""
-	}
-	if m.methodPrefix {
-		return nil, methodLabel(r.Method, patternMethod) + ":" + base
-	}
-	return nil, base
 }
 
 // redirectType is the type of http.RedirectHandler's handler, which
@@ -198,8 +166,12 @@ func (m *middleware) target(r *http.Request) (*runtime.Resource, string) {
 // redirects.
 var redirectType = reflect.TypeOf(http.RedirectHandler("/", http.StatusFound))
 
-// pattern finds the ServeMux pattern that routes r, "" when none does.
+// pattern finds the pattern that routes r, "" when none does: the
+// WithRouteName function's answer, or the ServeMux's.
 func (m *middleware) pattern(r *http.Request) string {
+	if m.routeName != nil {
+		return m.routeName(r)
+	}
 	if m.mux != nil {
 		// The mux routes after this middleware runs: ask it where r goes.
 		h, p := m.mux.Handler(r)
@@ -210,25 +182,17 @@ func (m *middleware) pattern(r *http.Request) string {
 	}
 	if r.Pattern == "" && !m.unmatchedPath && m.warned.CompareAndSwap(false, true) {
 		runtime.Logger().Warn("nethttp: request carries no ServeMux pattern and is not protected; " +
-			"wrap the ServeMux, pass WithServeMux, or register the wrapped handler on a ServeMux")
+			"wrap the ServeMux, pass WithServeMux or WithRouteName, or register the wrapped handler on a ServeMux")
 	}
 	return r.Pattern
 }
 
-func needsArgs(res *runtime.Resource, name string) bool {
-	if res == nil {
-		res = runtime.LookupResource(name)
-	}
-	// A resource never entered yet has no rules bound: pass the args, once.
-	return res == nil || res.NeedsArgs()
-}
-
-func (m *middleware) block(w http.ResponseWriter, r *http.Request, b *runtime.BlockError) {
+func (c *middlewareConfig) block(w http.ResponseWriter, r *http.Request, b *runtime.BlockError) {
 	switch {
-	case m.blockHandler != nil:
-		m.blockHandler(w, r, b)
-	case m.blockPage != "":
-		http.Redirect(w, r, m.blockPage, http.StatusFound)
+	case c.blockHandler != nil:
+		c.blockHandler(w, r, b)
+	case c.blockPage != "":
+		http.Redirect(w, r, c.blockPage, http.StatusFound)
 	default:
 		DefaultBlockHandler(w, r, b)
 	}
@@ -238,6 +202,6 @@ func (m *middleware) block(w http.ResponseWriter, r *http.Request, b *runtime.Bl
 // "Retry-After: 1" and BlockMessage as a plain-text body. Block handlers
 // may call it for the cases they do not handle themselves.
 func DefaultBlockHandler(w http.ResponseWriter, _ *http.Request, _ *runtime.BlockError) {
-	w.Header().Set("Retry-After", "1")
+	w.Header().Set("Retry-After", web.RetryAfter)
 	http.Error(w, BlockMessage, http.StatusTooManyRequests)
 }

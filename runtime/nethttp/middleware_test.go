@@ -78,7 +78,7 @@ func TestHandlerPanicIsRecordedAndGoesOn(t *testing.T) {
 		value any
 	}{
 		{"a panic value", "boom"},
-		{"http.ErrAbortHandler", http.ErrAbortHandler},
+		{"an error", io.ErrUnexpectedEOF},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -90,6 +90,24 @@ func WithServeMux(mux *http.ServeMux) Option {
 	return middlewareOption(func(c *middlewareConfig) { c.mux = mux })
 }
 
+// WithRouteName names the route of each request for routers other than
+// http.ServeMux: routeName returns the pattern that routes r, as the
+// router writes it ("/api/order/{id}", "/api/order/:id"), "" when no route
+// matched (then the WithUnmatchedPath policy applies). The resource is the
+// pattern without method and host, as for a ServeMux. It is called before
+// the handler, so the router must have matched the route by then: use a
+// router's middleware that runs after routing, or ask the router. The
+// adapters under adapters/ (gin, echo, chi, gorilla/mux, fiber) do this for
+// their routers. The patterns must be the router's, not request paths:
+// they are cached for the life of the middleware (4,096 at most).
+//
+//	mw := nethttp.Middleware(nethttp.WithRouteName(func(r *http.Request) string {
+//		return myrouter.PatternOf(r)
+//	}))
+func WithRouteName(routeName func(r *http.Request) string) Option {
+	return middlewareOption(func(c *middlewareConfig) { c.routeName = routeName })
+}
+
 // WithMethodPrefix names resources "GET:/api/order" instead of "/api/order"
 // (Spring's http-method-specify), so that each method of a route has its
 // own rules and statistics.

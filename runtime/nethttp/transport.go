@@ -77,7 +77,7 @@ func (t *transport) send(req *http.Request, e *runtime.SentinelEntry) (*http.Res
 		}
 		return resp, err
 	}
-	if t.errorStatus != nil && t.errorStatus(resp.StatusCode) {
+	if t.errorStatus != nil && t.errorStatus(resp.StatusCode) && !callerGaveUp(req) {
 		e.SetError(statusError(resp.StatusCode))
 	}
 	// No body to read (HEAD, 204, 304, ...), or a 101 whose body is the

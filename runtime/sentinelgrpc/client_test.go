@@ -167,8 +167,8 @@ func TestUnaryClientDoesNotRecordTheCallersCancellation(t *testing.T) {
 	assert.NoError(t, exits[0].Err, "cancelling is the caller's choice, even with Canceled in the set")
 }
 
-func TestUnaryClientRecordsAPassedDeadline(t *testing.T) {
-	handClock(t)
+func TestUnaryClientDoesNotRecordThePassedDeadlineOfItsCaller(t *testing.T) {
+	clock := handClock(t)
 	rec := record(t)
 	e := dialProtected(t)
 	e.svc.Block = make(chan struct{})
@@ -180,7 +180,41 @@ func TestUnaryClientRecordsAPassedDeadline(t *testing.T) {
 	require.Equal(t, codes.DeadlineExceeded, status.Code(err))
 	_, exits := rec.seen(unaryCall)
 	require.Len(t, exits, 1)
-	assert.Equal(t, codes.DeadlineExceeded, status.Code(exits[0].Err), "a slow server is a failure")
+	assert.NoError(t, exits[0].Err, "the caller chose the deadline: not the server's failure")
+	assert.Equal(t, 1.0, runtime.LookupResource(unaryCall).ClusterNode().SuccessQPS(clock.Millis()),
+		"the call completed, and its response time counts")
+}
+
+// A front service's handler calls a healthy upstream with its own context,
+// whose deadline its remote caller chose: 20 ms against an upstream that
+// takes longer. Those calls used to open the upstream's error-count breaker
+// in the front service for every caller.
+func TestAnInheritedDeadlineDoesNotOpenTheUpstreamsBreaker(t *testing.T) {
+	handClock(t)
+	require.NoError(t, degrade.LoadRules([]degrade.Rule{{Resource: unaryCall, Grade: degrade.ErrorCount,
+		Count: 2, MinRequestAmount: 1, TimeWindow: 60, StatIntervalMs: 60000}}))
+	rec := record(t)
+	upstream := dialProtected(t)
+	upstream.svc.Block = make(chan struct{})
+	front := serve(t, []grpc.ServerOption{grpc.ChainUnaryInterceptor(
+		sentinelgrpc.UnaryServerInterceptor(),
+		func(ctx context.Context, req any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
+			_, err := upstream.unary(ctx, "forwarded", 0)
+			return &testgrpc.Empty{}, err
+		})})
+
+	for i := range 5 {
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		_, err := front.client.EmptyCall(ctx, &testgrpc.Empty{})
+		cancel()
+		require.Equal(t, codes.DeadlineExceeded, status.Code(err), "call %d", i)
+	}
+	for _, c := range rec.waitExits(t, unaryCall, 5) {
+		assert.NoError(t, c.Err)
+	}
+	close(upstream.svc.Block)
+	_, err := upstream.unary(t.Context(), "healthy", 0)
+	require.NoError(t, err, "the upstream's breaker stays closed")
 }
 
 func TestUnaryClientCallFromAServerHandlerRunsInItsContext(t *testing.T) {

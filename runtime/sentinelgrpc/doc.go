@@ -83,11 +83,21 @@
 // Internal, Unavailable and DataLoss. A handler's panic is recorded as a
 // *PanicError, the entry exits, and the panic goes on.
 //
-// A call whose context the caller cancelled records nothing, whatever the
-// predicate says: giving up is not a failure of the server. On a server,
-// that is the client cancelling the call; on a client, the calling code
-// cancelling its context. A deadline that passes is recorded (as
-// DeadlineExceeded): a slow server is what breakers are for.
+// No caller can open a breaker for other callers by choosing its own
+// deadline or hanging up: a call whose context has ended when it ends —
+// canceled, or past its deadline — records no error, whatever the
+// predicate says. On a server, the context is the one grpc-go gives the
+// handler: it ends when the client cancels the call or the deadline the
+// client sent (grpc-timeout) passes, so twenty calls with a 20 ms timeout
+// cannot open a method's breaker for every client. On a client, it is the
+// call's context, whoever set its deadline: the calling code, or a remote
+// caller whose deadline a front service's handler context passes on. A
+// handler that fails with DeadlineExceeded while its own context is live
+// (a deadline of its own passed) is recorded. The call's response time is
+// counted either way, so slow-call-ratio breakers still see a slow method:
+// to break on a server that is too slow, use a slow-call rule whose
+// maxAllowedRt is below your deadline. The HTTP middleware and Transport
+// (runtime/nethttp) follow the same rule.
 //
 // # Streams
 //

@@ -134,8 +134,10 @@ func parseBlockType(name string) runtime.BlockType {
 
 // ServerError is the default WithErrorCode predicate: the codes that say
 // the server failed to do its job, as 5xx statuses do in HTTP. They are
-// Unknown (also a handler's plain, non-status error), DeadlineExceeded (the
-// server did not answer in time), Internal, Unavailable and DataLoss.
+// Unknown (also a handler's plain, non-status error), DeadlineExceeded
+// (a deadline of the server's own passed: one its caller chose is the
+// caller's, see the package documentation), Internal, Unavailable and
+// DataLoss.
 // Codes that describe the request or the caller (InvalidArgument,
 // NotFound, AlreadyExists, PermissionDenied, Unauthenticated,
 // FailedPrecondition, OutOfRange, Aborted, Unimplemented), Canceled, and
@@ -151,13 +153,13 @@ func ServerError(code codes.Code) bool {
 
 // traced returns the error to record on the entry for a call that ended
 // with err in ctx, nil for none: no error, a code the predicate does not
-// count, a refusal, or the caller's own cancellation.
+// count, a refusal, or a call whose context ended (the caller-abort rule).
 func (c *commonConfig) traced(ctx context.Context, err error) error {
 	if err == nil || c.errorCode == nil {
 		return nil
 	}
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return nil // the caller gave up: not the server's failure
+	if contextEnded(ctx) {
+		return nil // the caller hung up or its deadline passed: not the method's failure
 	}
 	if errors.Is(err, runtime.ErrBlocked) {
 		return nil

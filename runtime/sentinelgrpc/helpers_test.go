@@ -57,6 +57,7 @@ func handClock(t *testing.T) *clocktest.Clock {
 type env struct {
 	svc    *testsvc.Server
 	client testgrpc.TestServiceClient
+	addr   string // the server's host:port
 }
 
 // serve starts the server with srvOpts and dials it with dialOpts; both stop
@@ -79,7 +80,7 @@ func serve(t *testing.T, srvOpts []grpc.ServerOption, dialOpts ...grpc.DialOptio
 		srv.Stop()
 		require.NoError(t, <-served)
 	})
-	return &env{svc: svc, client: testgrpc.NewTestServiceClient(conn)}
+	return &env{svc: svc, client: testgrpc.NewTestServiceClient(conn), addr: ln.Addr().String()}
 }
 
 // serveProtected serves with all the server interceptors made of opts, and

@@ -408,3 +408,59 @@ func findNode(n runtime.TreeNode, name string) *runtime.TreeNode {
 	}
 	return nil
 }
+
+// Twenty calls whose clients chose a 20 ms deadline (grpc-timeout: 20m)
+// used to open the method's error-count breaker for every client: the
+// deadline the caller chose was recorded as the method's failure.
+func TestCallersDeadlinesDoNotOpenTheMethodsBreaker(t *testing.T) {
+	handClock(t)
+	require.NoError(t, degrade.LoadRules([]degrade.Rule{{Resource: unaryCall, Grade: degrade.ErrorCount,
+		Count: 2, MinRequestAmount: 1, TimeWindow: 60, StatIntervalMs: 60000}}))
+	rec := record(t)
+	e := serveProtected(t)
+	e.svc.Block = make(chan struct{}) // healthy, only slower than 20 ms
+
+	for i := range 20 {
+		// Sent as an attacker would: grpc-timeout 20m, and no cancellation
+		// when it passes, so the server's own timer ends the call.
+		rawUnaryCall(t, e.addr, "20m")
+		rec.waitExits(t, unaryCall, i+1)
+	}
+	_, exits := rec.seen(unaryCall)
+	for _, c := range exits {
+		assert.NoError(t, c.Err, "the caller's deadline is not the method's error")
+	}
+	close(e.svc.Block)
+	_, err := e.unary(t.Context(), "next client", 0)
+	require.NoError(t, err, "the breaker stays closed for the next client")
+}
+
+// A client that hangs up is not the method's failure either, on a stream.
+func TestStreamClientsThatHangUpDoNotOpenTheMethodsBreaker(t *testing.T) {
+	handClock(t)
+	require.NoError(t, degrade.LoadRules([]degrade.Rule{{Resource: duplexCall, Grade: degrade.ErrorCount,
+		Count: 2, MinRequestAmount: 1, TimeWindow: 60, StatIntervalMs: 60000}}))
+	rec := record(t)
+	e := serveProtected(t)
+	e.svc.Block = make(chan struct{})
+
+	for i := range 5 {
+		ctx, cancel := context.WithCancel(t.Context())
+		stream, err := e.client.FullDuplexCall(ctx)
+		require.NoError(t, err)
+		require.NoError(t, stream.Send(&testgrpc.StreamingOutputCallRequest{Payload: payload("a")}))
+		cancel()
+		rec.waitExits(t, duplexCall, i+1)
+	}
+	_, exits := rec.seen(duplexCall)
+	for _, c := range exits {
+		assert.NoError(t, c.Err)
+	}
+	close(e.svc.Block)
+	stream, err := e.client.FullDuplexCall(t.Context())
+	require.NoError(t, err)
+	require.NoError(t, stream.Send(&testgrpc.StreamingOutputCallRequest{Payload: payload("b")}))
+	_, err = stream.Recv()
+	require.NoError(t, err, "the breaker stays closed")
+	require.NoError(t, stream.CloseSend())
+}

@@ -1,4 +1,4 @@
-package nethttp
+package web
 
 import (
 	"net/http"
@@ -9,14 +9,14 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
-// Resource naming for Middleware: a ServeMux pattern becomes a resource
-// name, and each (pattern, method) pair is resolved to its *runtime.Resource
-// once, so an admitted request looks nothing up by name and allocates no
-// name.
+// Resource naming: a router's pattern becomes a resource name, and each
+// (pattern, method) pair is resolved to its *runtime.Resource once, so an
+// admitted request looks nothing up by name and allocates no name.
 
 // splitPattern splits a ServeMux pattern "[METHOD ][HOST]/[PATH]" into its
 // method and its path: "GET example.com/api/{id}" gives "GET" and
-// "/api/{id}". Patterns in the Go 1.21 syntax (GODEBUG httpmuxgo121=1)
+// "/api/{id}". Other routers' patterns ("/api/order/:id") are paths
+// already and come back as they are. Patterns in the Go 1.21 syntax (GODEBUG httpmuxgo121=1)
 // have no method and may contain spaces in the path; a prefix that
 // contains a "/" is never taken for a method.
 func splitPattern(p string) (method, path string) {

@@ -1,0 +1,38 @@
+package sentinelgin_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	sentinelgin "github.com/sentinelgen/sentinelgen/adapters/gin"
+)
+
+// The framework bare, with a middleware that does nothing, and with the
+// adapter, serving one route to a recorder: the adapter's cost is the
+// difference between the last two.
+func BenchmarkGin(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		mw   []gin.HandlerFunc
+	}{
+		{"bare", nil},
+		{"noop", []gin.HandlerFunc{func(c *gin.Context) { c.Next() }}},
+		{"sentinelgin", []gin.HandlerFunc{sentinelgin.Middleware()}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := gin.New()
+			r.Use(bc.mw...)
+			r.GET("/bench/order/:id", func(c *gin.Context) { c.Status(http.StatusOK) })
+			w := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodGet, "/bench/order/42", nil)
+			r.ServeHTTP(w, req)
+			b.ReportAllocs()
+			for b.Loop() {
+				r.ServeHTTP(w, req)
+			}
+		})
+	}
+}

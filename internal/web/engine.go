@@ -1,0 +1,172 @@
+package web
+
+import (
+	"context"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// ContextName is the Sentinel context inbound requests are entered in:
+// Java's SENTINEL_SPRING_WEB_CONTEXT_NAME.
+const ContextName = "sentinel_spring_web_context"
+
+// BlockMessage is the body of the default answer to a blocked request,
+// Java's DefaultBlockExceptionHandler text.
+const BlockMessage = "Blocked by Sentinel (flow limiting)"
+
+// RetryAfter is the Retry-After header of the default answer to a blocked
+// request, in seconds.
+const RetryAfter = "1"
+
+// Config is what an Engine does with a request of type R. The zero value
+// names resources after patterns, enters the shared context, and reads no
+// origin, no arguments and no error status.
+type Config[R any] struct {
+	MethodPrefix  bool // "GET:/api/order/{id}" (Spring's http-method-specify)
+	UnmatchedPath bool // protect requests no pattern matched under their path
+	// SeparateContexts enters each resource's own context
+	// (web-context-unify=false).
+	SeparateContexts bool
+	Cleaner          func(r R, resource string) string // "" leaves r unprotected
+	Origin           func(r R) string
+	Args             func(r R) []any
+	ErrorStatus      func(code int) bool // nil: no status is an error
+}
+
+// Engine resolves, enters and exits inbound requests of type R. One
+// Engine serves every request of one middleware, concurrently.
+type Engine[R any] struct {
+	Config[R]
+	routes routeCache
+}
+
+// New returns an Engine configured by cfg.
+func New[R any](cfg Config[R]) *Engine[R] { return &Engine[R]{Config: cfg} }
+
+// Target resolves the resource request r (with method, routed by pattern,
+// "" when no pattern matched, to the URL path path) is protected as: a
+// declared resource, or a name for runtime.Entry when the name is computed
+// per request (a cleaner that rewrote it, an unmatched path). Both empty:
+// not protected.
+func (g *Engine[R]) Target(r R, method, pattern, path string) (*runtime.Resource, string) {
+	var rt *route
+	var base string
+	switch {
+	case pattern != "":
+		rt = g.routes.get(pattern)
+		base = rt.name
+	case g.UnmatchedPath:
+		base = path
+		if base == "" {
+			base = "/"
+		}
+	default:
+		return nil, ""
+	}
+	if g.Cleaner != nil {
+		cleaned := g.Cleaner(r, base)
+		if cleaned == "" {
+			return nil, ""
+		}
+		if rt != nil && cleaned == base {
+			return rt.resource(method, g.MethodPrefix), ""
+		}
+		base = cleaned
+	} else if rt != nil {
+		return rt.resource(method, g.MethodPrefix), ""
+	}
+	if g.MethodPrefix {
+		patternMethod := ""
+		if rt != nil {
+			patternMethod = rt.patternMethod
+		}
+		return nil, methodLabel(method, patternMethod) + ":" + base
+	}
+	return nil, base
+}
+
+// Enter opens the inbound entry of r for the target Target resolved, in
+// ctx, the request's context. Once the resource exists its Sentinel
+// context shares the entry's allocation.
+func (g *Engine[R]) Enter(ctx context.Context, r R, res *runtime.Resource, name string) (*runtime.SentinelEntry, *runtime.BlockError) {
+	ctxName, origin := g.context(r, res, name)
+	opts, n := g.options(r, res, name)
+	if res == nil {
+		return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, opts[:n]...)
+	}
+	return res.EntryInContext(ctx, ctxName, origin, opts[:n]...)
+}
+
+// EnterWith is Enter that also returns a zero T of the request's own: in
+// the entry's allocation once the resource exists, allocated apart when
+// the name is computed per request (nil when refused). Middleware keeps
+// its status writer there.
+func EnterWith[T, R any](g *Engine[R], ctx context.Context, r R, res *runtime.Resource, name string) (*runtime.SentinelEntry, *T, *runtime.BlockError) {
+	if res == nil {
+		e, b := g.Enter(ctx, r, res, name)
+		if b != nil {
+			return nil, nil, b
+		}
+		return e, new(T), nil
+	}
+	ctxName, origin := g.context(r, res, name)
+	opts, n := g.options(r, res, name)
+	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts[:n]...)
+}
+
+// context is the Sentinel context's name and the caller's origin.
+func (g *Engine[R]) context(r R, res *runtime.Resource, name string) (string, string) {
+	origin := ""
+	if g.Origin != nil {
+		origin = g.Origin(r)
+	}
+	if !g.SeparateContexts {
+		return ContextName, origin
+	}
+	if res != nil {
+		return res.Name(), origin
+	}
+	return name, origin
+}
+
+// options are the entry's: inbound, web, and the hot-parameter arguments
+// when a rule on the resource reads them.
+func (g *Engine[R]) options(r R, res *runtime.Resource, name string) ([3]runtime.EntryOption, int) {
+	opts := [3]runtime.EntryOption{
+		runtime.WithTrafficType(runtime.Inbound),
+		runtime.WithResourceType(resourceType),
+	}
+	if g.Args != nil && NeedsArgs(res, name) {
+		opts[2] = runtime.WithArgs(g.Args(r)...)
+		return opts, 3
+	}
+	return opts, 2
+}
+
+// NeedsArgs reports whether a call to res (or, when nil, the resource
+// named name) should carry hot-parameter arguments.
+func NeedsArgs(res *runtime.Resource, name string) bool {
+	if res == nil {
+		res = runtime.LookupResource(name)
+	}
+	// A resource never entered yet has no rules bound: pass the args, once.
+	return res == nil || res.NeedsArgs()
+}
+
+// Outcome is the error to record on the entry of a request whose context
+// is ctx and that ended with response status code (0 when unknown or
+// hijacked) or, when p is not nil, with the panic p: a *PanicError, a
+// *StatusError for a status ErrorStatus holds for, or nil, also whenever
+// the caller-abort rule says the request's end was its caller's.
+func (g *Engine[R]) Outcome(ctx context.Context, code int, p any) error {
+	if p != nil {
+		if callerAborted(ctx, p) {
+			return nil
+		}
+		return &PanicError{Value: p}
+	}
+	if code == 0 || g.ErrorStatus == nil || !g.ErrorStatus(code) || ContextEnded(ctx) {
+		return nil
+	}
+	return StatusErrorOf(code)
+}
