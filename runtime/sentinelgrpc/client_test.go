@@ -186,7 +186,7 @@ func TestUnaryClientDoesNotRecordThePassedDeadlineOfItsCaller(t *testing.T) {
 }
 
 // A front service's handler calls a healthy upstream with its own context,
-// whose deadline its remote caller chose: 20 ms against an upstream that
+// whose deadline its remote caller chose, against an upstream that
 // takes longer. Those calls used to open the upstream's error-count breaker
 // in the front service for every caller.
 func TestAnInheritedDeadlineDoesNotOpenTheUpstreamsBreaker(t *testing.T) {
