@@ -329,6 +329,9 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 	}
 	c.node = node
 	c.start = clock.Millis()
+	if obs := observers.Load(); obs != nil {
+		observeEnter(c, *obs)
+	}
 
 	checkers := chain.checkers()
 	for i, ck := range checkers {
@@ -348,6 +351,9 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 			recordBlock(c, now)
 			logBlock(c, b, now)
 			e.exited.Store(true)
+			if obs := observers.Load(); obs != nil {
+				observeBlock(c, b, *obs)
+			}
 			return nil, b
 		}
 	}
@@ -394,10 +400,13 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	recordCompletion(c, now)
 	if e.checked != 0 || c.chain.gen != generation.Load() {
 		e.exitSlow()
-		return
+	} else {
+		for _, ck := range c.chain.exits() {
+			ck.Exit(c)
+		}
 	}
-	for _, ck := range c.chain.exits() {
-		ck.Exit(c)
+	if obs := observers.Load(); obs != nil {
+		observeExit(c, *obs)
 	}
 }
 
