@@ -200,6 +200,9 @@ const (
 	// node, so it stays there until the call exits even if a rule gives
 	// the origin a node of its own meanwhile (counts must not move).
 	originOverflow
+	// timed: the entry is a timedEntry's, its resource keeps a
+	// response-time histogram.
+	timed
 )
 
 // entryOf returns the entry that holds c: every Call is the first field of
@@ -257,6 +260,9 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if r.rtHist.Load() != nil {
+		return r.enterTimed(&timedEntry{}, ctx, opts)
+	}
 	return r.enter(&SentinelEntry{}, ctx, opts)
 }
 
@@ -268,7 +274,14 @@ func (r *Resource) EntryInContext(ctx context.Context, contextName, origin strin
 		ctx = context.Background()
 	}
 	if ctx.Value(ctxKey{}) != nil {
-		return r.enter(&SentinelEntry{}, ctx, opts) // the outermost context names the tree
+		return r.Entry(ctx, opts...) // the outermost context names the tree
+	}
+	if r.rtHist.Load() != nil {
+		both := &struct {
+			t  timedEntry
+			sc sentinelContext
+		}{}
+		return r.enterTimed(&both.t, newContext(&both.sc, ctx, contextName, origin), opts)
 	}
 	both := &struct {
 		e  SentinelEntry
@@ -391,6 +404,9 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	}
 	if c.parent != nil || e.firstChild.Load() != nil {
 		e.exitNested()
+	}
+	if e.flags&timed != 0 {
+		e.observeRT()
 	}
 	now := clock.Millis()
 	if c.end > now {
