@@ -2,6 +2,8 @@ package sentinelotel
 
 import (
 	"context"
+	"reflect"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -68,6 +70,30 @@ func Trace(opts ...TraceOption) (remove func()) {
 // tracing is the Observer Trace registers.
 type tracing struct {
 	tracer trace.Tracer // WithCallSpans', nil without it
+	// lastRule is the last refusing rule written out: a rule that
+	// refuses calls usually refuses many in a row, and writing it is
+	// half of what an event costs.
+	lastRule atomic.Pointer[ruleText]
+}
+
+type ruleText struct {
+	rule runtime.Rule
+	text string
+}
+
+// ruleText writes r as the block log does (blocklog.RuleText), once for
+// a run of refusals by the same rule. Only a pointer is remembered: rules
+// are published and never changed, and a rule of another type may not be
+// comparable.
+func (t *tracing) ruleText(r runtime.Rule) string {
+	if last := t.lastRule.Load(); last != nil && last.rule == r {
+		return last.text
+	}
+	text := blocklog.RuleText(r)
+	if reflect.TypeOf(r).Kind() == reflect.Pointer {
+		t.lastRule.Store(&ruleText{rule: r, text: text})
+	}
+	return text
 }
 
 // callSpanKey finds in a call's context the span WithCallSpans started for
@@ -122,7 +148,7 @@ func (t *tracing) Block(c *runtime.Call, b *runtime.BlockError) {
 			AttrResource.String(safetext.Label(c.Name())),
 			AttrBlockType.String(b.BlockType().String()))
 		if r := b.Rule(); r != nil {
-			attrs = append(attrs, AttrRule.String(blocklog.RuleText(r)))
+			attrs = append(attrs, AttrRule.String(t.ruleText(r)))
 		}
 		if o := c.Origin(); o != "" {
 			attrs = append(attrs, AttrOrigin.String(safetext.Label(o)))

@@ -243,3 +243,26 @@ func TestACallWithoutARecordingSpanIsLeftAlone(t *testing.T) {
 		e.Exit(runtime.WithError(errors.New("boom")))
 	}
 }
+
+func TestEachRefusalNamesItsOwnRule(t *testing.T) {
+	clocktest.Install(t)
+	a, b := t.Name()+".a", t.Name()+".b"
+	refuseAll(t, a, b)
+	rec, tp := newTracer(t)
+	defer sentinelotel.Trace()()
+
+	ctx, span := tp.Tracer("test").Start(context.Background(), "caller")
+	for _, res := range []string{a, a, b, a} {
+		_, blk := runtime.Entry(ctx, res)
+		require.NotNil(t, blk)
+	}
+	span.End()
+	var rules []string
+	for _, ev := range endedNamed(rec, "caller")[0].Events() {
+		rules = append(rules, attrs(ev.Attributes)["sentinel.rule"])
+	}
+	require.Len(t, rules, 4)
+	for i, res := range []string{a, a, b, a} {
+		assert.Contains(t, rules[i], `resource "`+res+`"`, "event %d", i)
+	}
+}
