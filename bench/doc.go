@@ -22,6 +22,9 @@
 //     same resource, the full target (at most 1.5x RateAllow, one
 //     allocation), to be read against GobreakerExecute;
 //
+//   - EntryExitRTHistogram (histogram_test.go): EntryExitNoRules with the
+//     resource's response-time histogram on, the histogram's cost;
+//
 //   - Scale* (scale_test.go): the full target as resources (called round
 //     robin), rules per resource and goroutines grow;
 //

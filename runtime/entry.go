@@ -200,6 +200,9 @@ const (
 	// node, so it stays there until the call exits even if a rule gives
 	// the origin a node of its own meanwhile (counts must not move).
 	originOverflow
+	// timed: the entry is a timedEntry's, its resource keeps a
+	// response-time histogram.
+	timed
 )
 
 // entryOf returns the entry that holds c: every Call is the first field of
@@ -257,6 +260,9 @@ func (r *Resource) Entry(ctx context.Context, opts ...EntryOption) (*SentinelEnt
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if r.rtHist.Load() != nil {
+		return r.enterTimed(&timedEntry{}, ctx, opts)
+	}
 	return r.enter(&SentinelEntry{}, ctx, opts)
 }
 
@@ -268,7 +274,14 @@ func (r *Resource) EntryInContext(ctx context.Context, contextName, origin strin
 		ctx = context.Background()
 	}
 	if ctx.Value(ctxKey{}) != nil {
-		return r.enter(&SentinelEntry{}, ctx, opts) // the outermost context names the tree
+		return r.Entry(ctx, opts...) // the outermost context names the tree
+	}
+	if r.rtHist.Load() != nil {
+		both := &struct {
+			t  timedEntry
+			sc sentinelContext
+		}{}
+		return r.enterTimed(&both.t, newContext(&both.sc, ctx, contextName, origin), opts)
 	}
 	both := &struct {
 		e  SentinelEntry
@@ -329,6 +342,9 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 	}
 	c.node = node
 	c.start = clock.Millis()
+	if obs := observers.Load(); obs != nil {
+		observeEnter(c, *obs)
+	}
 
 	checkers := chain.checkers()
 	for i, ck := range checkers {
@@ -348,6 +364,9 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 			recordBlock(c, now)
 			logBlock(c, b, now)
 			e.exited.Store(true)
+			if obs := observers.Load(); obs != nil {
+				observeBlock(c, b, *obs)
+			}
 			return nil, b
 		}
 	}
@@ -386,6 +405,9 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	if c.parent != nil || e.firstChild.Load() != nil {
 		e.exitNested()
 	}
+	if e.flags&timed != 0 {
+		e.observeRT()
+	}
 	now := clock.Millis()
 	if c.end > now {
 		now = c.end // a wait ended later than the cached clock reads
@@ -394,10 +416,13 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	recordCompletion(c, now)
 	if e.checked != 0 || c.chain.gen != generation.Load() {
 		e.exitSlow()
-		return
+	} else {
+		for _, ck := range c.chain.exits() {
+			ck.Exit(c)
+		}
 	}
-	for _, ck := range c.chain.exits() {
-		ck.Exit(c)
+	if obs := observers.Load(); obs != nil {
+		observeExit(c, *obs)
 	}
 }
 

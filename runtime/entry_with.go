@@ -19,6 +19,17 @@ func EntryWith[T any](r *Resource, ctx context.Context, opts ...EntryOption) (*S
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if r.rtHist.Load() != nil {
+		both := &struct {
+			e timedEntry
+			t T
+		}{}
+		e, b := r.enterTimed(&both.e, ctx, opts)
+		if b != nil {
+			return nil, nil, b
+		}
+		return e, &both.t, nil
+	}
 	both := &struct {
 		e SentinelEntry
 		t T
@@ -43,6 +54,18 @@ func EntryInContextWith[T any](r *Resource, ctx context.Context, contextName, or
 	}
 	if ctx.Value(ctxKey{}) != nil {
 		return EntryWith[T](r, ctx, opts...) // the outermost context names the tree
+	}
+	if r.rtHist.Load() != nil {
+		all := &struct {
+			e  timedEntry
+			sc sentinelContext
+			t  T
+		}{}
+		e, b := r.enterTimed(&all.e, newContext(&all.sc, ctx, contextName, origin), opts)
+		if b != nil {
+			return nil, nil, b
+		}
+		return e, &all.t, nil
 	}
 	all := &struct {
 		e  SentinelEntry

@@ -54,6 +54,9 @@ type Resource struct {
 	defaultNode atomic.Pointer[DefaultNode]
 	cluster     *ClusterNode
 	clusterStat *stat.Node // cluster.Node, one load nearer
+	// rtHist is the response-time histogram, nil while off (the common
+	// case): EnableRTHistogram.
+	rtHist atomic.Pointer[rtHistogram]
 	// kinds is spec's Traffic and Type, packed (setSpec): one word here
 	// spares every call a load from another line.
 	kinds    atomic.Uint32

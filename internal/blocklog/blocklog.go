@@ -315,7 +315,7 @@ func (a *Aggregator) write(p *pending) {
 			attrs := []slog.Attr{second,
 				slog.String("resource", safetext.Log(e.k.resource, maxNameBytes)),
 				slog.String("type", safetext.Log(e.k.typ, maxNameBytes)),
-				slog.String("rule", ruleText(e.rule)),
+				slog.String("rule", RuleText(e.rule)),
 			}
 			if e.k.origin != "" {
 				attrs = append(attrs, slog.String("origin", safetext.Log(e.k.origin, maxNameBytes)))
@@ -384,9 +384,9 @@ func (a *Aggregator) write(p *pending) {
 	}
 }
 
-// ruleText renders a rule for a line: its String method when it has one,
-// else Go's %+v, made safe and cut.
-func ruleText(rule any) string {
+// RuleText renders a rule for a log line or a span event: its String
+// method when it has one, else Go's %+v, made safe and cut.
+func RuleText(rule any) string {
 	var s string
 	switch r := rule.(type) {
 	case nil:

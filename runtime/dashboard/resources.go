@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 
@@ -23,6 +24,56 @@ type Resource struct {
 	// calls dry-run rules would have blocked and admitted since the
 	// process started; absent when there are none.
 	DryRunBlocks map[string]int64 `json:"dryRunBlocks,omitempty"`
+	// RTDistribution is the resource's response-time histogram, absent
+	// unless it is on (runtime.EnableRTHistogram).
+	RTDistribution *RTDistribution `json:"rtDistribution,omitempty"`
+}
+
+// RTDistribution is a resource's response-time histogram since it was
+// turned on, in microseconds. A percentile is the upper bound of the
+// bucket it falls in (at most that long); past the last bound it is -1.
+type RTDistribution struct {
+	Count      int64   `json:"count"`
+	MeanMicros float64 `json:"meanMicros"`
+	P50Micros  int64   `json:"p50Micros"`
+	P90Micros  int64   `json:"p90Micros"`
+	P99Micros  int64   `json:"p99Micros"`
+	// BoundsMicros and Counts are the buckets (runtime.RTHistogram).
+	BoundsMicros []int64 `json:"boundsMicros"`
+	Counts       []int64 `json:"counts"`
+}
+
+func rtDistribution(r *runtime.Resource) *RTDistribution {
+	h, ok := r.RTHistogram()
+	if !ok {
+		return nil
+	}
+	d := &RTDistribution{Count: h.Count, BoundsMicros: h.Bounds, Counts: h.Counts}
+	if h.Count > 0 {
+		d.MeanMicros = float64(h.SumMicros) / float64(h.Count)
+	}
+	d.P50Micros, d.P90Micros, d.P99Micros = percentile(h, 0.5), percentile(h, 0.9), percentile(h, 0.99)
+	return d
+}
+
+// percentile is the upper bound of the bucket the q-th call falls in; 0
+// without calls, -1 past the last bound.
+func percentile(h runtime.RTHistogram, q float64) int64 {
+	if h.Count == 0 {
+		return 0
+	}
+	rank := int64(math.Ceil(q * float64(h.Count)))
+	var cum int64
+	for i, n := range h.Counts {
+		cum += n
+		if cum >= rank {
+			if i < len(h.Bounds) {
+				return h.Bounds[i]
+			}
+			break
+		}
+	}
+	return -1
 }
 
 // HistorySeconds is how many whole seconds History covers: the minute
@@ -72,7 +123,7 @@ func history(seconds []stat.Counts, now int64) *History {
 func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 	spec := r.Spec()
 	out := Resource{Name: safetext.Label(r.Name()), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params,
-		DryRunBlocks: dryRunBlocks(r)}
+		DryRunBlocks: dryRunBlocks(r), RTDistribution: rtDistribution(r)}
 	if cn := r.ClusterNode(); cn != nil {
 		out.Metrics = metricsOf(cn.Node, now)
 		if withHistory {

@@ -139,6 +139,9 @@ func (c *Collector) collectResources(e *emitter, now int64) {
 			}
 		}
 		collectDryRun(e, r, name)
+		if h, ok := r.RTHistogram(); ok {
+			e.histogram(rtHistogramDesc, h, name)
+		}
 	}
 	in := runtime.InboundNode()
 	buckets := in.History(now)

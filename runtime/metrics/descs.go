@@ -30,6 +30,10 @@ var (
 	blockByTypeDesc = prometheus.NewDesc("sentinel_resource_block_by_type_total",
 		"Calls blocked, per resource and the kind of rule that blocked them.", []string{"resource", "block_type"}, nil)
 
+	rtHistogramDesc = prometheus.NewDesc("sentinel_resource_call_duration_seconds",
+		"Response times of completed calls, per resource whose histogram is on (runtime.EnableRTHistogram), in microsecond buckets; counts calls, not batch tokens.",
+		[]string{"resource"}, nil)
+
 	rulesDesc = prometheus.NewDesc("sentinel_rules",
 		"Rules in force, per kind.", []string{"kind"}, nil)
 
@@ -61,7 +65,7 @@ var (
 		resourceDescs.rt, resourceDescs.concurrent, resourceDescs.minRT,
 		inboundDescs.pass, inboundDescs.block, inboundDescs.success, inboundDescs.errors,
 		inboundDescs.rt, inboundDescs.concurrent, inboundDescs.minRT,
-		blockByTypeDesc, rulesDesc, breakerDesc, transitionDesc,
+		blockByTypeDesc, rtHistogramDesc, rulesDesc, breakerDesc, transitionDesc,
 		originDescs.pass, originDescs.block, originDescs.concurrent,
 		sourceDescs.loads, sourceDescs.refusals, sourceDescs.rules, sourceDescs.lastOK, sourceDescs.lastLoad,
 		dependencyDescs.up, dependencyDescs.outages,

@@ -62,7 +62,17 @@
 // and the smallest one, not their distribution, so the collector exports
 // an exact sum and count (mean RT over any range:
 // rate(..._sum[1m]) / rate(..._count[1m])) and the last second's minimum,
-// and no histogram or quantiles it would have to invent.
+// and no histogram or quantiles it would have to invent. A resource whose
+// histogram is on (runtime.EnableRTHistogram: an opt-in, for its cost on
+// each call) also has
+//
+//	sentinel_resource_call_duration_seconds{resource}
+//
+// a histogram of its calls' response times since the histogram was turned
+// on, measured in microseconds (buckets from 25 µs to 10 s,
+// runtime.RTHistogramBounds, exported in seconds), so
+// histogram_quantile(0.99, rate(..._bucket[5m])) gives percentiles. It
+// counts calls where _count above counts batch tokens.
 //
 // # Counters from sliding windows
 //

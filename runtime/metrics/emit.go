@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 // Label values come from outside: resource names from URL paths, origins
@@ -68,6 +69,23 @@ func (e *emitter) summary(d *prometheus.Desc, count uint64, sum float64, labels 
 		return
 	}
 	if m, err := prometheus.NewConstSummary(d, count, sum, nil, labels...); err == nil {
+		e.ch <- m
+	}
+}
+
+// histogram sends a response-time histogram, its microsecond bounds in
+// seconds (Prometheus's base unit) and its buckets cumulative.
+func (e *emitter) histogram(d *prometheus.Desc, h runtime.RTHistogram, labels ...string) {
+	if !e.labels(d, labels) {
+		return
+	}
+	buckets := make(map[float64]uint64, len(h.Bounds))
+	var cum int64
+	for i, b := range h.Bounds {
+		cum += h.Counts[i]
+		buckets[float64(b)/1e6] = uint64(cum)
+	}
+	if m, err := prometheus.NewConstHistogram(d, uint64(h.Count), float64(h.SumMicros)/1e6, buckets, labels...); err == nil {
 		e.ch <- m
 	}
 }
