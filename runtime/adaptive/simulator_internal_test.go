@@ -27,7 +27,7 @@ const (
 // capacity, with no rule: the latency every test compares with.
 func unloadedP99(t *testing.T) float64 {
 	t.Helper()
-	res := sim(t, "sim-unloaded", 7, phase{secs: 10, cores: simCores, rate: simCapacity / 10, record: true})
+	res := sim(t, "sim-unloaded", 7, phase{secs: 5, cores: simCores, rate: simCapacity / 10, record: true})
 	return res[0].p99()
 }
 
@@ -43,8 +43,8 @@ func TestUnderThreeTimesOverloadTheLimitKeepsLatencyAndGoodput(t *testing.T) {
 
 	loadAdaptive(t, Rule{Resource: "sim-overload"})
 	res := sim(t, "sim-overload", 1,
-		phase{secs: 20, cores: simCores, rate: overload, record: true, settleSecs: 2},
-		phase{secs: 20, cores: simCores / 2, rate: overload, record: true, settleSecs: 2})
+		phase{secs: 10, cores: simCores, rate: overload, record: true, settleSecs: 2},
+		phase{secs: 10, cores: simCores / 2, rate: overload, record: true, settleSecs: 2})
 	for i, r := range res {
 		capacity := simCapacity / float64(i+1)
 		t.Logf("adaptive, capacity %.0f/s: p99 %.1f ms, goodput %.0f/s", capacity, r.p99(), r.goodput())
@@ -52,15 +52,15 @@ func TestUnderThreeTimesOverloadTheLimitKeepsLatencyAndGoodput(t *testing.T) {
 		assert.GreaterOrEqual(t, r.goodput(), 0.9*capacity, "goodput")
 	}
 
-	none := sim(t, "sim-overload-none", 1, phase{secs: 20, cores: simCores, rate: overload, record: true, settleSecs: 2})[0]
+	none := sim(t, "sim-overload-none", 1, phase{secs: 10, cores: simCores, rate: overload, record: true, settleSecs: 2})[0]
 	t.Logf("no limit: p99 %.1f ms, goodput %.0f/s", none.p99(), none.goodput())
 	assert.Greater(t, none.p99(), 100*p99, "without a limit the queue grows for as long as the overload lasts")
 	assert.Less(t, none.goodput(), 0.5*simCapacity, "and contention eats the goodput")
 
 	loadFlow(t, flow.Rule{Resource: "sim-overload-fixed", Grade: flow.GradeThread, Count: simCores})
 	fixed := sim(t, "sim-overload-fixed", 1,
-		phase{secs: 20, cores: simCores, rate: overload, record: true, settleSecs: 2},
-		phase{secs: 20, cores: simCores / 2, rate: overload, record: true, settleSecs: 2})
+		phase{secs: 10, cores: simCores, rate: overload, record: true, settleSecs: 2},
+		phase{secs: 10, cores: simCores / 2, rate: overload, record: true, settleSecs: 2})
 	t.Logf("fixed thread limit %v: p99 %.1f ms, goodput %.0f/s; at half capacity p99 %.1f ms, goodput %.0f/s",
 		simCores, fixed[0].p99(), fixed[0].goodput(), fixed[1].p99(), fixed[1].goodput())
 	assert.LessOrEqual(t, fixed[0].p99(), 2*p99, "the fixed limit is right for the capacity it was tuned for")
@@ -95,7 +95,14 @@ func TestTheLimitFollowsCapacityDownAndUp(t *testing.T) {
 // cheapWork is a no-op call's work: a cache hit, a health check.
 const cheapWork = 0.02
 
-// A caller flooding the resource with cheap calls, ten for every real
+// The flood tests simulate half the service (20 workers, 1,000 calls a
+// second), to keep their millions of calls quick under the race detector.
+const (
+	floodCores    = simCores / 2
+	floodCapacity = simCapacity / 2
+)
+
+// A caller flooding the resource with cheap calls, five for every real
 // one, cannot push the limit above what the real calls bear: each
 // sample weighs as much as the time its call held a slot, so the cheap
 // calls neither lower the measured response time nor count as samples.
@@ -104,21 +111,21 @@ const cheapWork = 0.02
 // calls queue for several times their unloaded time.
 func TestAFloodOfCheapCallsCannotRaiseTheLimit(t *testing.T) {
 	p99 := unloadedP99(t)
-	overload := simCapacity * 3
+	overload := floodCapacity * 3
 	run := func(resource string) *simResult {
 		loadAdaptive(t, Rule{Resource: resource})
 		res := sim(t, resource, 3,
-			phase{secs: 5, cores: simCores, rate: overload},
-			phase{secs: 20, cores: simCores, rate: overload, cheapRate: overload * 10, cheapWork: cheapWork, record: true, settleSecs: 2})
+			phase{secs: 5, cores: floodCores, rate: overload},
+			phase{secs: 10, cores: floodCores, rate: overload, cheapRate: overload * 5, cheapWork: cheapWork, record: true, settleSecs: 2})
 		return res[1]
 	}
 
 	weighted := run("sim-flood")
 	lo, hi, _ := steady(weighted.limits)
 	t.Logf("time-weighted: limit %d..%d, real calls' p99 %.1f ms", lo, hi, weighted.p99())
-	assert.LessOrEqual(t, float64(hi), 1.2*simCores, "the limit stays within 20%% of what the real calls bear")
+	assert.LessOrEqual(t, float64(hi), 1.2*floodCores, "the limit stays within 20%% of what the real calls bear")
 	assert.LessOrEqual(t, weighted.p99(), 2*p99)
-	assert.GreaterOrEqual(t, weighted.goodput(), 0.8*simCapacity, "real calls still get most of the capacity")
+	assert.GreaterOrEqual(t, weighted.goodput(), 0.8*floodCapacity, "real calls still get most of the capacity")
 
 	saved := estimator
 	estimator.mean = func(s sums) float64 { return float64(s.sum) / float64(max(s.n, 1)) }
@@ -127,7 +134,7 @@ func TestAFloodOfCheapCallsCannotRaiseTheLimit(t *testing.T) {
 	perCall := run("sim-flood-per-call")
 	lo, hi, _ = steady(perCall.limits)
 	t.Logf("per-call mean: limit %d..%d, real calls' p99 %.1f ms", lo, hi, perCall.p99())
-	assert.Greater(t, float64(hi), 2*simCores, "a per-call estimate lets the flood lift the limit")
+	assert.Greater(t, float64(hi), 2*floodCores, "a per-call estimate lets the flood lift the limit")
 	assert.Greater(t, perCall.p99(), 2*p99)
 }
 
@@ -136,16 +143,16 @@ func TestAFloodOfCheapCallsCannotRaiseTheLimit(t *testing.T) {
 // everyone): the probe ends on effective samples, which cheap calls do not
 // make up, and measures the real calls it admitted.
 func TestAFloodDuringTheProbeDoesNotFakeTheUnloadedTime(t *testing.T) {
-	overload := simCapacity * 3
+	overload := floodCapacity * 3
 	loadAdaptive(t, Rule{Resource: "sim-flood-probe", ProbeIntervalMs: 5000})
 	res := sim(t, "sim-flood-probe", 4,
-		phase{secs: 20, cores: simCores, rate: overload, cheapRate: overload * 10, cheapWork: cheapWork, record: true, settleSecs: 2})
+		phase{secs: 12, cores: floodCores, rate: overload, cheapRate: overload * 5, cheapWork: cheapWork, record: true, settleSecs: 2})
 	st := stateOf(t, "sim-flood-probe")
 	t.Logf("min RTT %.1f ms after the probes, limits %v", st.MinRTTMs, res[0].limits[len(res[0].limits)-1])
 	assert.InDelta(t, simL0, st.MinRTTMs, 0.15*simL0, "the probes measured the real calls")
 	lo, hi, _ := steady(res[0].limits[len(res[0].limits)/2:])
-	assert.GreaterOrEqual(t, float64(lo), 0.8*simCores)
-	assert.LessOrEqual(t, float64(hi), 1.2*simCores)
+	assert.GreaterOrEqual(t, float64(lo), 0.8*floodCores)
+	assert.LessOrEqual(t, float64(hi), 1.2*floodCores)
 }
 
 // When the resource itself becomes slower (a dependency now takes twice
