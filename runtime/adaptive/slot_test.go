@@ -3,6 +3,8 @@ package adaptive_test
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -320,4 +322,46 @@ func TestAnAdmittedCallAllocatesOnlyItsEntry(t *testing.T) {
 		e.Exit()
 	})
 	assert.LessOrEqual(t, allocs, 1.0)
+}
+
+// Refusals and would-be refusals are in the block log, as type adaptive
+// with the rule.
+func TestRefusalsAreInTheBlockLog(t *testing.T) {
+	var buf syncBuffer
+	runtime.FlushBlockLog() // earlier tests' blocks
+	runtime.SetLogger(slog.New(slog.NewTextHandler(&buf, nil)))
+	t.Cleanup(func() { runtime.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) })
+	clocktest.Install(t)
+	load(t, adaptive.Rule{Resource: "logged", MinLimit: 1}, adaptive.Rule{Resource: "logged-dry", MinLimit: 1, DryRun: true})
+	es := enter(t, "logged", 1)
+	_, b := runtime.Entry(context.Background(), "logged")
+	require.NotNil(t, b)
+	es = append(es, enter(t, "logged-dry", 2)...)
+	runtime.FlushBlockLog()
+	for _, e := range es {
+		e.Exit()
+	}
+	out := buf.String()
+	assert.Contains(t, out, `msg="sentinel: blocked"`)
+	assert.Contains(t, out, `resource=logged type=adaptive rule="adaptive rule {resource \"logged\", limit 1..1000 from 20, rtt tolerance 1.1}" blocks=1`)
+	assert.Contains(t, out, `resource=logged-dry type=adaptive`)
+	assert.Contains(t, out, `would block (dry run)`)
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b = append(s.b, p...)
+	return len(p), nil
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.b)
 }
