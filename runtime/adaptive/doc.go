@@ -62,14 +62,16 @@
 //
 // # Compared with Envoy and Netflix
 //
-//   - Envoy's gradient controller: the same gradient and probe (its
-//     min_rtt_calc_interval, request_count, min_concurrency and
-//     concurrency_update_interval are ProbeIntervalMs, ProbeSamples,
-//     MinLimit and SampleIntervalMs); its buffer is RTTTolerance-1. Envoy
-//     estimates with a percentile of per-request latencies and adds
-//     sqrt(limit) of headroom each update; this limiter weighs by time
-//     (the flood above) and adds no headroom, which would settle the limit
-//     a third above the knee for small limits.
+//   - Envoy's gradient controller: the same gradient, clamp and probe (its
+//     concurrency_update_interval, min_rtt_calc_params interval,
+//     request_count and min_concurrency are SampleIntervalMs,
+//     ProbeIntervalMs, ProbeSamples and MinLimit; its buffer, 25%, is
+//     RTTTolerance-1). Envoy summarises samples with a percentile (p50),
+//     which a flood of cheap requests owns, and adds sqrt(limit) of
+//     headroom at every update, which settles small limits well above the
+//     knee (for a knee of 40, at 1.25×40+√50 ≈ 57); this limiter weighs by
+//     time and adds no headroom. Envoy probes again after five intervals
+//     at its minimum; this limiter takes the floor's samples as the probe.
 //   - Netflix's Gradient2: compares a short-term with an exponentially
 //     smoothed long-term RTT instead of probing, so sustained queueing
 //     slowly becomes the baseline; the probe here measures the unloaded
@@ -77,8 +79,9 @@
 //     limit × (1 − minRTT/RTT) against thresholds growing with log(limit)
 //     and moves the limit by steps of log(limit): slower to follow a
 //     halved capacity (many steps where the gradient takes one or two).
-//   - failsafe-go's adaptive limiter: Vegas-like, with throughput
-//     correlation to decide whether latency grows with load.
+//   - failsafe-go's adaptive limiter: Vegas-style thresholds on a recent
+//     quantile against a baseline, with correlations of latency and
+//     throughput to tell overload from noise.
 //
 // In a simulated service of 40 workers at 20 ms a call (2,000 calls/s)
 // under 3× overload, the defaults settle the limit at 42 to 45, the

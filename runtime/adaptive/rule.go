@@ -8,7 +8,7 @@ import (
 // The defaults of the fields a rule leaves at zero.
 const (
 	DefaultMinLimit         = 3     // Envoy's min_concurrency: the probe's limit
-	DefaultMaxLimit         = 1000  // Netflix's Gradient2 maxConcurrency
+	DefaultMaxLimit         = 1000  // Envoy's max_concurrency_limit
 	DefaultInitialLimit     = 20    // Netflix's Gradient2 initialLimit
 	DefaultRTTTolerance     = 1.1   // latency over the minimum that is not queueing
 	DefaultSampleIntervalMs = 100   // Envoy's concurrency_update_interval
