@@ -134,6 +134,9 @@ func (l *limiter) update(now int64) {
 	l.cur.Store(fresh)
 	l.acc.add(done.take())
 	l.accPeak = max(l.accPeak, l.peak.Swap(l.inFlight.Load()))
+	if l.acc.n == 0 {
+		l.accFrom = now // idle: the carry counts from the first sample, not from the last update
+	}
 
 	if l.probing.Load() {
 		l.probe(r, now)

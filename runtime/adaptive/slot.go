@@ -44,7 +44,9 @@ func (l *limiter) Check(c *runtime.Call) *runtime.BlockError {
 	if r.DryRun {
 		n := l.inFlight.Add(1)
 		l.notePeak(n)
-		if lim := l.limit.Load(); n > lim {
+		// A probe's floor is not a limit the rule would keep: it would
+		// refuse calls above it only to measure, which a dry run cannot.
+		if n > l.limit.Load() && !l.probing.Load() {
 			runtime.CountDryRunBlock(c, runtime.BlockAdaptive, r)
 		}
 		return nil

@@ -141,11 +141,22 @@ func TestTheProbeRecurs(t *testing.T) {
 }
 
 func TestADryRunRuleAdmitsAndCountsWhatItWouldRefuse(t *testing.T) {
-	clocktest.Install(t)
-	load(t, adaptive.Rule{Resource: "dry", MinLimit: 1, DryRun: true})
-	es := enter(t, "dry", 3)
+	clk := clocktest.Install(t)
+	load(t, adaptive.Rule{Resource: "dry", MinLimit: 1, InitialLimit: 2, ProbeSamples: 1, DryRun: true})
 	r := runtime.Declare(runtime.ResourceSpec{Name: "dry"})
-	assert.Equal(t, int64(2), r.DryRunBlockCount(runtime.BlockAdaptive))
+	es := enter(t, "dry", 3)
+	assert.Equal(t, int64(0), r.DryRunBlockCount(runtime.BlockAdaptive), "a probe's floor refuses nothing, even in a dry run")
+	clk.Advance(10 * time.Millisecond)
+	for _, e := range es {
+		e.Exit()
+	}
+	clk.Advance(100 * time.Millisecond)
+	enter(t, "dry", 1)[0].Exit() // ends the probe
+	require.False(t, state(t, "dry").Probing)
+	require.Equal(t, int64(2), state(t, "dry").Limit)
+
+	es = enter(t, "dry", 5)
+	assert.Equal(t, int64(3), r.DryRunBlockCount(runtime.BlockAdaptive), "every call past the limit of 2")
 	assert.Equal(t, int64(0), r.BlockCount(runtime.BlockAdaptive))
 	for _, e := range es {
 		e.Exit()
@@ -331,8 +342,12 @@ func TestRefusalsAreInTheBlockLog(t *testing.T) {
 	runtime.FlushBlockLog() // earlier tests' blocks
 	runtime.SetLogger(slog.New(slog.NewTextHandler(&buf, nil)))
 	t.Cleanup(func() { runtime.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) })
-	clocktest.Install(t)
-	load(t, adaptive.Rule{Resource: "logged", MinLimit: 1}, adaptive.Rule{Resource: "logged-dry", MinLimit: 1, DryRun: true})
+	clk := clocktest.Install(t)
+	load(t, adaptive.Rule{Resource: "logged", MinLimit: 1}, adaptive.Rule{Resource: "logged-dry", MinLimit: 1, InitialLimit: 1, ProbeSamples: 1, DryRun: true})
+	warm(t, clk, "logged-dry", 10*time.Millisecond)
+	clk.Advance(100 * time.Millisecond)
+	enter(t, "logged-dry", 1)[0].Exit() // the probe's last interval ends
+	require.False(t, state(t, "logged-dry").Probing)
 	es := enter(t, "logged", 1)
 	_, b := runtime.Entry(context.Background(), "logged")
 	require.NotNil(t, b)
