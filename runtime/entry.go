@@ -130,8 +130,14 @@ func (c *Call) Sleep(d time.Duration) error {
 		now = max(now, target)
 	}
 	c.end = max(now, c.start, 1)
+	entryOf(c).flags |= waited
 	return err
 }
+
+// Waited reports whether a check made the call wait (Sleep): its response
+// time then holds the wait as well as the work. The adaptive limiter
+// learns only from calls that did not wait.
+func (c *Call) Waited() bool { return entryOf(c).flags&waited != 0 }
 
 // ExitMillis is when the call exited, on the same clock reading the
 // Statistic slot took its response time from (Java's completeTimestamp);
@@ -203,6 +209,7 @@ const (
 	// timed: the entry is a timedEntry's, its resource keeps a
 	// response-time histogram.
 	timed
+	waited // a check slept (Call.Sleep)
 )
 
 // entryOf returns the entry that holds c: every Call is the first field of

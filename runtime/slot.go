@@ -10,14 +10,20 @@ import (
 // in ascending order. The first four are built into Entry itself; the rule
 // packages register the rest when imported.
 const (
-	OrderNodeSelector          = -10000
-	OrderClusterBuilder        = -9000
-	OrderLog                   = -8000
-	OrderStatistic             = -7000
-	OrderAuthority             = -6000
-	OrderSystem                = -5000
-	OrderParamFlow             = -3000
-	OrderFlow                  = -2000
+	OrderNodeSelector   = -10000
+	OrderClusterBuilder = -9000
+	OrderLog            = -8000
+	OrderStatistic      = -7000
+	OrderAuthority      = -6000
+	OrderSystem         = -5000
+	OrderParamFlow      = -3000
+	OrderFlow           = -2000
+	// OrderAdaptive is the adaptive concurrency limit's (package
+	// runtime/adaptive, no Java counterpart): after flow, so a call flow
+	// refuses or throttles never holds one of its slots, and before the
+	// circuit breakers, so its refusals never reach a half-open breaker's
+	// probe.
+	OrderAdaptive              = -1750
 	OrderDefaultCircuitBreaker = -1500
 	OrderDegrade               = -1000
 )

@@ -64,10 +64,13 @@ const (
 	BlockSystem                         // a system rule (SystemBlockException)
 	BlockAuthority                      // an authority rule (AuthorityException)
 	BlockParamFlow                      // a hot-parameter rule (ParamFlowException)
-	BlockCustom                         // a slot registered by the application
+	BlockAdaptive                       // an adaptive concurrency limit (package runtime/adaptive; no Java counterpart)
+	// BlockCustom is a slot registered by the application. It stays the
+	// last type, so that BlockFlow ... BlockCustom covers every type.
+	BlockCustom
 )
 
-var blockTypeNames = [...]string{"", "flow", "degrade", "system", "authority", "paramflow", "custom"}
+var blockTypeNames = [...]string{"", "flow", "degrade", "system", "authority", "paramflow", "adaptive", "custom"}
 
 func (t BlockType) String() string {
 	if t > 0 && int(t) < len(blockTypeNames) {

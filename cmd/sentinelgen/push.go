@@ -21,7 +21,8 @@ const pushUsage = "usage: sentinelgen rules push (-etcd ADDR -key K | -redis ADD
 // not tell (DetectKind).
 var pushKinds = map[string]datasource.Kind{
 	"flow": datasource.Flow, "degrade": datasource.Degrade, "system": datasource.System,
-	"authority": datasource.Authority, "paramFlow": datasource.ParamFlow, "combined": datasource.Combined,
+	"authority": datasource.Authority, "paramFlow": datasource.ParamFlow, "adaptive": datasource.Adaptive,
+	"combined": datasource.Combined,
 }
 
 // runRulesPush is `sentinelgen rules push`: it checks a rule file exactly
@@ -35,7 +36,7 @@ func runRulesPush(env runEnv, args []string) error {
 	redisAddr := fs.String("redis", "", "Redis host:port to SET the document to and PUBLISH it on, in one MULTI")
 	key := fs.String("key", "", "the etcd or Redis key the instances watch")
 	channel := fs.String("channel", "", "the Redis channel the instances subscribe to (with -redis)")
-	kindName := fs.String("kind", "", "the document's kind: flow, degrade, system, authority, paramFlow or combined (default: told by the file's name or fields)")
+	kindName := fs.String("kind", "", "the document's kind: flow, degrade, system, authority, paramFlow, adaptive or combined (default: told by the file's name or fields)")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the server")
 	pkgs := fs.String("pkg", "", "as rules check: package patterns whose declared resources rules must name")
 	tags := fs.String("tags", "", "as rules check: build tags for loading the packages")

@@ -75,3 +75,21 @@ rules/sentinel.json:2:14: degrade: rule 0 (resource "pay"): note: dry run: admit
 rules/sentinel.json:3:13: system: rule 0: note: dry run: admits every call, counting those it would block; Java Sentinel ignores dryRun and would enforce this rule
 `, stdout)
 }
+
+// rules check reads adaptive rules alone and in a combined file, with
+// their problems positioned like any other kind's.
+func TestRulesCheckReadsAdaptiveRules(t *testing.T) {
+	_, env := module(t, map[string]string{
+		"rules/adaptive.json": `[{"resource": "getOrder"},
+ {"resource": "pay", "minLimit": 10, "maxLimit": 5}]`,
+		"rules/sentinel.json": `{"flow": [{"resource": "getOrder", "count": 10}],
+ "adaptive": [{"resource": "getOrder", "maxLimit": 200, "dryRun": true}]}`,
+	})
+	code, _, stderr := sentinelgen(env, "rules", "check", "rules/adaptive.json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, `rules/adaptive.json:2:2: rule 1 (resource "pay"): maxLimit 5 is below minLimit 10`)
+	code, stdout, stderr := sentinelgen(env, "rules", "check", "rules/sentinel.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, `rules/sentinel.json:2:15: adaptive: rule 0 (resource "getOrder"): note: dry run: admits every call, counting those it would block (Java Sentinel has no adaptive rule)
+`, stdout)
+}

@@ -6,7 +6,8 @@
 //
 // Open /sentinel/ for the page: each resource's pass and block QPS and mean
 // response time over the last minute as live charts (the busiest resources
-// first), the circuit breakers' states, the rules in force, and the data
+// first), the circuit breakers' states, the adaptive concurrency limits, the rules
+// in force, and the data
 // sources with their last error. The page is one HTML file with inline
 // script and styles: no external assets, no build step, nothing fetched
 // but the handler's own JSON, polled every second.
@@ -22,6 +23,8 @@
 //	api/rules                 the rules in force by kind, as a combined rule file:
 //	                          {"flow": [...], "degrade": [...], ...}
 //	api/breakers              circuit breakers and their states (degrade.Breakers)
+//	api/limiters              adaptive concurrency limits: limit, calls in flight,
+//	                          min RTT, probing (adaptive.States)
 //	api/sources               data sources given with WithSource: state and last error
 //	api/slots                 the slot chain (runtime.Slots)
 //

@@ -70,6 +70,7 @@ func New(opts ...Option) *Handler {
 	h.mux.HandleFunc("GET /api/slots", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, runtime.Slots()) })
 	h.mux.HandleFunc("GET /api/rules", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.rules()) })
 	h.mux.HandleFunc("GET /api/breakers", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, breakers()) })
+	h.mux.HandleFunc("GET /api/limiters", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, limiters()) })
 	h.mux.HandleFunc("GET /api/sources", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, h.sourceStates()) })
 	cop := http.NewCrossOriginProtection()
 	for _, o := range h.trustedOrigins {

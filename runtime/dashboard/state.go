@@ -9,6 +9,7 @@ import (
 
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/adaptive"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 )
@@ -42,6 +43,21 @@ func breakers() []Breaker {
 	for _, b := range degrade.Breakers() {
 		out = append(out, Breaker{Resource: safetext.Label(b.Resource), Rule: b.Rule, State: b.State.String(), NextRetryMillis: b.NextRetryMillis,
 			DryRun: b.Rule.DryRun})
+	}
+	return out
+}
+
+// limiters are the adaptive concurrency limits and their state: the limit
+// now, the calls in flight, the unloaded response time measured, whether
+// they probe.
+func limiters() []adaptive.State {
+	out := adaptive.States()
+	if out == nil {
+		return []adaptive.State{}
+	}
+	for i := range out {
+		out[i].Resource = safetext.Label(out[i].Resource)
+		out[i].Rule.Resource = out[i].Resource
 	}
 	return out
 }
@@ -110,15 +126,16 @@ func boundError(msg string) string {
 
 // Snapshot is everything the page shows, in one response.
 type Snapshot struct {
-	Now       int64          `json:"now"`     // Unix ms of the runtime's clock
-	Enabled   bool           `json:"enabled"` // the global switch (runtime.SetEnabled)
-	Resources []Resource     `json:"resources"`
-	Inbound   Resource       `json:"inbound"`
-	Rules     map[string]any `json:"rules"`
-	Breakers  []Breaker      `json:"breakers"`
-	Sources   []SourceState  `json:"sources"`
-	Outages   []Outage       `json:"outages"`            // servers not answering now
-	Editable  []string       `json:"editable,omitempty"` // kinds PUT api/rules/{kind} accepts
+	Now       int64            `json:"now"`     // Unix ms of the runtime's clock
+	Enabled   bool             `json:"enabled"` // the global switch (runtime.SetEnabled)
+	Resources []Resource       `json:"resources"`
+	Inbound   Resource         `json:"inbound"`
+	Rules     map[string]any   `json:"rules"`
+	Breakers  []Breaker        `json:"breakers"`
+	Limiters  []adaptive.State `json:"limiters"` // adaptive concurrency limits
+	Sources   []SourceState    `json:"sources"`
+	Outages   []Outage         `json:"outages"`            // servers not answering now
+	Editable  []string         `json:"editable,omitempty"` // kinds PUT api/rules/{kind} accepts
 }
 
 func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {
@@ -131,6 +148,7 @@ func (h *Handler) serveSnapshot(w http.ResponseWriter, r *http.Request) {
 		Inbound:   Resource{Name: "inbound", Traffic: "in", Metrics: metricsOf(in, now), History: history(in.History(now), now)},
 		Rules:     h.rules(),
 		Breakers:  breakers(),
+		Limiters:  limiters(),
 		Sources:   h.sourceStates(),
 		Outages:   outages(),
 	}

@@ -281,12 +281,14 @@ var kindHints = []struct{ word, kind string }{
 	{"paramflow", "paramFlow"}, {"param-flow", "paramFlow"}, {"param_flow", "paramFlow"}, {"hotparam", "paramFlow"}, {"param", "paramFlow"},
 	{"degrade", "degrade"}, {"circuitbreak", "degrade"}, {"breaker", "degrade"},
 	{"authority", "authority"}, {"auth", "authority"},
+	{"adaptive", "adaptive"}, {"concurrency", "adaptive"},
 	{"system", "system"},
 	{"flow", "flow"},
 }
 
 // fieldHints maps fields only one kind of Java rule has to that kind.
 var fieldHints = []struct{ field, kind string }{
+	{"rttTolerance", "adaptive"}, {"minLimit", "adaptive"}, {"maxLimit", "adaptive"}, {"initialLimit", "adaptive"}, {"probeIntervalMs", "adaptive"},
 	{"paramIdx", "paramFlow"}, {"paramFlowItemList", "paramFlow"}, {"durationInSec", "paramFlow"},
 	{"timeWindow", "degrade"}, {"slowRatioThreshold", "degrade"}, {"minRequestAmount", "degrade"}, {"statIntervalMs", "degrade"},
 	{"highestSystemLoad", "system"}, {"highestCpuUsage", "system"}, {"avgRt", "system"}, {"maxThread", "system"}, {"qps", "system"},
@@ -353,5 +355,5 @@ func DetectKind(name string, data []byte) (Kind, error) {
 			}
 		}
 	}
-	return nil, &Error{Name: name, Err: errors.New("cannot tell which kind of rules this file holds; name it after its kind (flow.json, degrade.json, system.json, authority.json, paramflow.json)")}
+	return nil, &Error{Name: name, Err: errors.New("cannot tell which kind of rules this file holds; name it after its kind (flow.json, degrade.json, system.json, authority.json, paramflow.json, adaptive.json)")}
 }

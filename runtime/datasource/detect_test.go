@@ -41,7 +41,7 @@ func TestDetectKind(t *testing.T) {
 
 func TestDetectKindFailures(t *testing.T) {
 	tests := []struct{ name, doc, want string }{
-		{"cannot tell", `[]`, "rules.json: cannot tell which kind of rules this file holds; name it after its kind (flow.json, degrade.json, system.json, authority.json, paramflow.json)"},
+		{"cannot tell", `[]`, "rules.json: cannot tell which kind of rules this file holds; name it after its kind (flow.json, degrade.json, system.json, authority.json, paramflow.json, adaptive.json)"},
 		{"not an array", `"x"`, "rules.json: want a JSON array of rules or a combined object, found a string"},
 		{"syntax", `[{]`, "rules.json:1:3: JSON syntax error: invalid character ']' at start of value"},
 		{"empty", ``, "rules.json: document is empty (write [] to clear the rules)"},

@@ -14,9 +14,10 @@
 //
 // or every kind in one object (a sentinelgen extension):
 //
-//	{"flow": [...], "degrade": [...], "system": [...], "authority": [...], "paramFlow": [...]}
+//	{"flow": [...], "degrade": [...], "system": [...], "authority": [...], "paramFlow": [...], "adaptive": [...]}
 //
-// The Kind says which: Flow, Degrade, System, Authority, ParamFlow, or
+// The Kind says which: Flow, Degrade, System, Authority, ParamFlow,
+// Adaptive (adaptive concurrency limits, which Java Sentinel lacks), or
 // Combined. Field names and numeric codes are Java's; enum fields also take
 // readable names ("grade": "QPS"); fields absent from a rule take Java's
 // defaults; unknown fields (id, app, ip, port, gmtCreate, gmtModified,

@@ -11,14 +11,16 @@ import (
 )
 
 // Kind is one kind of rule that a data source delivers: Flow, Degrade,
-// System, Authority, ParamFlow, or Combined (all of them in one document).
+// System, Authority, ParamFlow, Adaptive, or Combined (all of them in one
+// document).
 // A Kind decodes bytes into a RuleSet, and encodes the rules in force.
 //
 // NewKind makes a Kind for any rule package that follows the rule loading
 // contract (a Property, ValidateRules and Rules); NewCombined groups kinds.
 type Kind interface {
 	// Name is the kind's name in messages and its key in a combined
-	// document: "flow", "degrade", "system", "authority", "paramFlow".
+	// document: "flow", "degrade", "system", "authority", "paramFlow",
+	// "adaptive".
 	Name() string
 	// Decode parses a document of this kind. name prefixes every error
 	// (usually the file name). The rules are not validated yet.

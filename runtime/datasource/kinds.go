@@ -1,6 +1,7 @@
 package datasource
 
 import (
+	"github.com/sentinelgen/sentinelgen/runtime/adaptive"
 	"github.com/sentinelgen/sentinelgen/runtime/authority"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -21,19 +22,22 @@ var (
 	Authority = NewKind("authority", authority.Property(), authority.ValidateRules, authority.Rules, WithLint(authority.LintRules))
 	// ParamFlow is a JSON array of paramflow.Rule (Java's ParamFlowRule).
 	ParamFlow = NewKind("paramFlow", paramflow.Property(), paramflow.ValidateRules, paramflow.Rules, WithLint(paramflow.LintRules))
+	// Adaptive is a JSON array of adaptive.Rule (adaptive concurrency
+	// limits; Java Sentinel has no such rule): adaptive.json.
+	Adaptive = NewKind("adaptive", adaptive.Property(), adaptive.ValidateRules, adaptive.Rules)
 	// Combined is one document with every kind under its name:
-	// {"flow": [...], "degrade": [...], "system": [...], "authority": [...], "paramFlow": [...]}.
+	// {"flow": [...], "degrade": [...], "system": [...], "authority": [...], "paramFlow": [...], "adaptive": [...]}.
 	// See NewCombined for absent keys and all-or-nothing loading.
-	Combined = NewCombined(Flow, Degrade, System, Authority, ParamFlow)
+	Combined = NewCombined(Flow, Degrade, System, Authority, ParamFlow, Adaptive)
 )
 
 // Kinds returns the built-in rule kinds in chain order (Java's slot
-// order): Authority, System, ParamFlow, Flow, Degrade. Metrics and the
-// dashboards report the rules in force through them.
-func Kinds() []Kind { return []Kind{Authority, System, ParamFlow, Flow, Degrade} }
+// order): Authority, System, ParamFlow, Flow, Adaptive, Degrade. Metrics
+// and the dashboards report the rules in force through them.
+func Kinds() []Kind { return []Kind{Authority, System, ParamFlow, Flow, Adaptive, Degrade} }
 
 func init() {
-	for _, k := range []Kind{Flow, Degrade, System, Authority, ParamFlow, Combined} {
+	for _, k := range []Kind{Flow, Degrade, System, Authority, ParamFlow, Adaptive, Combined} {
 		builtin[k.Name()] = k
 	}
 }

@@ -79,6 +79,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectResources(e, now)
 	c.collectRules(e)
 	c.collectBreakers(e)
+	collectAdaptive(e)
 	c.collectSources(e)
 	collectDependencies(e)
 }

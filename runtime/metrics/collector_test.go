@@ -220,6 +220,7 @@ func TestRulesAndBreakers(t *testing.T) {
 	const rules = `
 # HELP sentinel_rules Rules in force, per kind.
 # TYPE sentinel_rules gauge
+sentinel_rules{kind="adaptive"} 0
 sentinel_rules{kind="authority"} 0
 sentinel_rules{kind="degrade"} 2
 sentinel_rules{kind="flow"} 2

@@ -28,6 +28,10 @@
 //	sentinel_rules{kind}                                   rules in force per kind
 //	sentinel_circuit_breaker_state{resource,rule,strategy,state}  1 for the current state
 //	sentinel_circuit_breaker_transitions_total{resource,to}      state changes (a degrade observer)
+//	sentinel_adaptive_limit{resource}                      an adaptive rule's limit now
+//	sentinel_adaptive_in_flight{resource}                  the calls in flight it counts
+//	sentinel_adaptive_min_rtt_seconds{resource}            the unloaded response time it measured
+//	sentinel_adaptive_probing{resource}                    1 while it probes at minLimit
 //	sentinel_datasource_loads_total{source,kind}           versions loaded
 //	sentinel_datasource_refusals_total{source,kind}        versions refused
 //	sentinel_datasource_rules{source,kind}                 rules from the last load

@@ -23,6 +23,7 @@ func TestEveryBlockTypeCrossesTheNetworkAndComesBack(t *testing.T) {
 		{runtime.BlockSystem, "SystemBlockException"},
 		{runtime.BlockAuthority, "AuthorityException"},
 		{runtime.BlockParamFlow, "ParamFlowException"},
+		{runtime.BlockAdaptive, "BlockException"}, // no Java counterpart
 		{runtime.BlockCustom, "BlockException"},
 	} {
 		t.Run(tt.t.String(), func(t *testing.T) {

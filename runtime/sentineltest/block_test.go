@@ -155,7 +155,7 @@ func TestBlockRefusesBadArguments(t *testing.T) {
 	}{
 		{"empty resource", "", runtime.BlockFlow, "sentineltest.Block: empty resource name"},
 		{"zero block type", "r", 0, `sentineltest.Block("r"): BlockType(0) is not a block type`},
-		{"unknown block type", "r", runtime.BlockCustom + 1, `sentineltest.Block("r"): BlockType(7) is not a block type`},
+		{"unknown block type", "r", runtime.BlockType(99), `sentineltest.Block("r"): BlockType(99) is not a block type`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			reached := false

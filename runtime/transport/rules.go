@@ -20,6 +20,7 @@ var ruleKinds = map[string]datasource.Kind{
 	"degrade":   datasource.Degrade,
 	"system":    datasource.System,
 	"authority": datasource.Authority,
+	"adaptive":  datasource.Adaptive, // no Java counterpart: Java's dashboard never asks for it
 }
 
 // Java's answers to a rule update.

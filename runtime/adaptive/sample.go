@@ -1,0 +1,70 @@
+package adaptive
+
+import "sync/atomic"
+
+// maxSampleMs caps one call's response time in the sums: a call stuck for
+// hours counts as a minute, so that the squares cannot overflow.
+const maxSampleMs = 60000
+
+// window collects the response times of the calls that exit in one sample
+// interval: their count, sum and sum of squares. Calls add to it with
+// atomics; the limiter reads and resets it at the interval's end.
+type window struct {
+	n, sum, sumSq atomic.Int64
+}
+
+func (w *window) add(rt int64) {
+	rt = min(max(rt, 0), maxSampleMs)
+	w.n.Add(1)
+	w.sum.Add(rt)
+	w.sumSq.Add(rt * rt)
+}
+
+// take returns what w holds and empties it.
+func (w *window) take() sums {
+	return sums{n: w.n.Swap(0), sum: w.sum.Swap(0), sumSq: w.sumSq.Swap(0)}
+}
+
+// sums are response times collected over one or more intervals.
+//
+// Each call's response time is weighted by itself: mean is Σrt²/Σrt, the
+// mean response time of the calls a random instant finds in flight. That is
+// the response time an in-flight limit governs (by Little's law, the calls
+// in flight are the throughput times this mean), and a call that takes no
+// time weighs nothing: a flood of cheap requests can neither drag the
+// estimate down nor make up the samples an estimate needs, because
+// effective counts them by the time they hold a slot.
+type sums struct {
+	n, sum, sumSq int64
+}
+
+func (s *sums) add(o sums) {
+	s.n += o.n
+	s.sum += o.sum
+	s.sumSq += o.sumSq
+}
+
+// estimator is how the limiter reads sums: the time-weighted one in
+// production; the simulator swaps in a per-call one to show what a flood
+// of cheap requests does to it.
+var estimator = struct {
+	mean, effective func(sums) float64
+}{sums.mean, sums.effective}
+
+// mean is the time-weighted mean response time in ms, 0 without samples.
+func (s sums) mean() float64 {
+	if s.sum == 0 {
+		return 0
+	}
+	return float64(s.sumSq) / float64(s.sum)
+}
+
+// effective is Kish's effective sample size for these weights,
+// (Σrt)²/Σrt²: the number of calls when they all took the same time, and
+// about the number of slow ones when a flood of fast ones comes with them.
+func (s sums) effective() float64 {
+	if s.sumSq == 0 {
+		return 0
+	}
+	return float64(s.sum) * float64(s.sum) / float64(s.sumSq)
+}

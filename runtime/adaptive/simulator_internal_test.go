@@ -1,0 +1,186 @@
+package adaptive
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func init() {
+	runtime.SetLogger(slog.New(slog.NewTextHandler(io.Discard, nil))) // blocks are logged at info
+}
+
+// The simulated service: 40 workers, 20 ms a call, so 2,000 calls a second
+// at best, and 40 calls in flight is the knee, the best limit: fewer leave
+// workers idle, more only queue.
+const (
+	simCores    = 40.0
+	simCapacity = simCores / simL0 * 1000
+)
+
+// unloadedP99 is the p99 response time of the service at a tenth of its
+// capacity, with no rule: the latency every test compares with.
+func unloadedP99(t *testing.T) float64 {
+	t.Helper()
+	res := sim(t, "sim-unloaded", 7, phase{secs: 5, cores: simCores, rate: simCapacity / 10, record: true})
+	return res[0].p99()
+}
+
+// Under three times the load it can serve, the adaptive limit keeps the
+// admitted calls' p99 within twice the unloaded one and the goodput within
+// 10% of capacity. Without a limit the queue grows without bound and
+// goodput falls; a thread limit tuned for the service as it was lets
+// latency double once the service loses half its capacity.
+func TestUnderThreeTimesOverloadTheLimitKeepsLatencyAndGoodput(t *testing.T) {
+	p99 := unloadedP99(t)
+	t.Logf("unloaded p99 %.1f ms", p99)
+	overload := simCapacity * 3
+
+	loadAdaptive(t, Rule{Resource: "sim-overload"})
+	res := sim(t, "sim-overload", 1,
+		phase{secs: 10, cores: simCores, rate: overload, record: true, settleSecs: 2},
+		phase{secs: 10, cores: simCores / 2, rate: overload, record: true, settleSecs: 2})
+	for i, r := range res {
+		capacity := simCapacity / float64(i+1)
+		t.Logf("adaptive, capacity %.0f/s: p99 %.1f ms, goodput %.0f/s", capacity, r.p99(), r.goodput())
+		assert.LessOrEqual(t, r.p99(), 2*p99, "p99 of admitted calls")
+		assert.GreaterOrEqual(t, r.goodput(), 0.9*capacity, "goodput")
+	}
+
+	none := sim(t, "sim-overload-none", 1, phase{secs: 10, cores: simCores, rate: overload, record: true, settleSecs: 2})[0]
+	t.Logf("no limit: p99 %.1f ms, goodput %.0f/s", none.p99(), none.goodput())
+	assert.Greater(t, none.p99(), 100*p99, "without a limit the queue grows for as long as the overload lasts")
+	assert.Less(t, none.goodput(), 0.5*simCapacity, "and contention eats the goodput")
+
+	loadFlow(t, flow.Rule{Resource: "sim-overload-fixed", Grade: flow.GradeThread, Count: simCores})
+	fixed := sim(t, "sim-overload-fixed", 1,
+		phase{secs: 10, cores: simCores, rate: overload, record: true, settleSecs: 2},
+		phase{secs: 10, cores: simCores / 2, rate: overload, record: true, settleSecs: 2})
+	t.Logf("fixed thread limit %v: p99 %.1f ms, goodput %.0f/s; at half capacity p99 %.1f ms, goodput %.0f/s",
+		simCores, fixed[0].p99(), fixed[0].goodput(), fixed[1].p99(), fixed[1].goodput())
+	assert.LessOrEqual(t, fixed[0].p99(), 2*p99, "the fixed limit is right for the capacity it was tuned for")
+	assert.Greater(t, fixed[1].p99(), 2*p99, "and too high for half of it")
+}
+
+// When the service loses half its capacity the limit comes within 20% of
+// the new best (the new knee) within 5 simulated seconds, and as fast when
+// the capacity comes back; settled, it moves less than 20%.
+func TestTheLimitFollowsCapacityDownAndUp(t *testing.T) {
+	loadAdaptive(t, Rule{Resource: "sim-follow"})
+	overload := simCapacity * 3
+	res := sim(t, "sim-follow", 2,
+		phase{secs: 10, cores: simCores, rate: overload, record: true},
+		phase{secs: 15, cores: simCores / 2, rate: overload, record: true},
+		phase{secs: 15, cores: simCores, rate: overload, record: true})
+	for i, r := range res[1:] {
+		best := simCores / 2
+		if i == 1 {
+			best = simCores
+		}
+		at := firstWithin(r.limits, best)
+		settled := r.limits[len(r.limits)/3:]
+		lo, hi, spread := steady(settled)
+		t.Logf("capacity for a limit of %v: within 20%% after %.0f ms; settled %d..%d (spread %.0f%%)", best, at, lo, hi, spread*100)
+		require.GreaterOrEqual(t, at, 0.0, "the limit never settled within 20%% of %v", best)
+		assert.LessOrEqual(t, at, 5000.0, "ms to come within 20%% of %v", best)
+		assert.LessOrEqual(t, spread, 0.2, "steady-state oscillation")
+	}
+}
+
+// cheapWork is a no-op call's work: a cache hit, a health check.
+const cheapWork = 0.02
+
+// The flood tests simulate half the service (20 workers, 1,000 calls a
+// second), to keep their millions of calls quick under the race detector.
+const (
+	floodCores    = simCores / 2
+	floodCapacity = simCapacity / 2
+)
+
+// A caller flooding the resource with cheap calls, five for every real
+// one, cannot push the limit above what the real calls bear: each
+// sample weighs as much as the time its call held a slot, so the cheap
+// calls neither lower the measured response time nor count as samples.
+// With a per-call mean instead (what percentiles and plain means of
+// response times do), the same flood drives the limit up until the real
+// calls queue for several times their unloaded time.
+func TestAFloodOfCheapCallsCannotRaiseTheLimit(t *testing.T) {
+	p99 := unloadedP99(t)
+	overload := floodCapacity * 3
+	run := func(resource string) *simResult {
+		loadAdaptive(t, Rule{Resource: resource})
+		res := sim(t, resource, 3,
+			phase{secs: 5, cores: floodCores, rate: overload},
+			phase{secs: 10, cores: floodCores, rate: overload, cheapRate: overload * 5, cheapWork: cheapWork, record: true, settleSecs: 2})
+		return res[1]
+	}
+
+	weighted := run("sim-flood")
+	lo, hi, _ := steady(weighted.limits)
+	t.Logf("time-weighted: limit %d..%d, real calls' p99 %.1f ms", lo, hi, weighted.p99())
+	assert.LessOrEqual(t, float64(hi), 1.2*floodCores, "the limit stays within 20%% of what the real calls bear")
+	assert.LessOrEqual(t, weighted.p99(), 2*p99)
+	assert.GreaterOrEqual(t, weighted.goodput(), 0.8*floodCapacity, "real calls still get most of the capacity")
+
+	saved := estimator
+	estimator.mean = func(s sums) float64 { return float64(s.sum) / float64(max(s.n, 1)) }
+	estimator.effective = func(s sums) float64 { return float64(s.n) }
+	t.Cleanup(func() { estimator = saved })
+	perCall := run("sim-flood-per-call")
+	lo, hi, _ = steady(perCall.limits)
+	t.Logf("per-call mean: limit %d..%d, real calls' p99 %.1f ms", lo, hi, perCall.p99())
+	assert.Greater(t, float64(hi), 2*floodCores, "a per-call estimate lets the flood lift the limit")
+	assert.Greater(t, perCall.p99(), 2*p99)
+}
+
+// A flood that runs through the probe cannot make the unloaded response
+// time look shorter than the real calls' (which would cut the limit for
+// everyone): the probe ends on effective samples, which cheap calls do not
+// make up, and measures the real calls it admitted.
+func TestAFloodDuringTheProbeDoesNotFakeTheUnloadedTime(t *testing.T) {
+	overload := floodCapacity * 3
+	loadAdaptive(t, Rule{Resource: "sim-flood-probe", ProbeIntervalMs: 5000})
+	res := sim(t, "sim-flood-probe", 4,
+		phase{secs: 12, cores: floodCores, rate: overload, cheapRate: overload * 5, cheapWork: cheapWork, record: true, settleSecs: 2})
+	st := stateOf(t, "sim-flood-probe")
+	t.Logf("min RTT %.1f ms after the probes, limits %v", st.MinRTTMs, res[0].limits[len(res[0].limits)-1])
+	assert.InDelta(t, simL0, st.MinRTTMs, 0.15*simL0, "the probes measured the real calls")
+	lo, hi, _ := steady(res[0].limits[len(res[0].limits)/2:])
+	assert.GreaterOrEqual(t, float64(lo), 0.8*floodCores)
+	assert.LessOrEqual(t, float64(hi), 1.2*floodCores)
+}
+
+// When the resource itself becomes slower (a dependency now takes twice
+// as long), the limit first falls, as it would for a queue; at the floor
+// the limiter re-measures the unloaded time, and the limit climbs back to
+// the knee, long before the next periodic probe.
+func TestASlowerResourceIsRemeasuredAtTheFloor(t *testing.T) {
+	overload := simCapacity * 3
+	loadAdaptive(t, Rule{Resource: "sim-slower"})
+	res := sim(t, "sim-slower", 5,
+		phase{secs: 5, cores: simCores, rate: overload},
+		phase{secs: 15, cores: simCores, rate: overload, slowdown: 2, record: true, settleSecs: 8})
+	at := firstWithin(res[1].limits, simCores)
+	st := stateOf(t, "sim-slower")
+	t.Logf("within 20%% of %v after %.0f ms; min RTT %.1f ms; p99 %.1f ms", simCores, at, st.MinRTTMs, res[1].p99())
+	require.GreaterOrEqual(t, at, 0.0)
+	assert.LessOrEqual(t, at, 10000.0, "ms: the climb from the floor waits for MinSamples at a low limit")
+	assert.InDelta(t, 2*simL0, st.MinRTTMs, 0.2*2*simL0)
+	assert.LessOrEqual(t, res[1].p99(), 2*2*24.9, "within twice the new unloaded p99")
+}
+
+func stateOf(t *testing.T, resource string) State {
+	t.Helper()
+	for _, s := range States() {
+		if s.Resource == resource {
+			return s
+		}
+	}
+	t.Fatalf("no limiter for %q", resource)
+	return State{}
+}
