@@ -19,6 +19,7 @@ func TestKeepDryRunRecognisesEveryKindsRuleSentBackWithoutIt(t *testing.T) {
 		"degrade":   `[{"resource":"a","grade":2,"count":1,"timeWindow":10,"dryRun":true},{"resource":"b","grade":2,"count":1,"timeWindow":10}]`,
 		"system":    `[{"qps":0,"dryRun":true},{"maxThread":100}]`,
 		"authority": `[{"resource":"a","limitApp":"appA","strategy":1,"dryRun":true},{"resource":"b","limitApp":"appA","strategy":1}]`,
+		"adaptive":  `[{"resource":"a","maxLimit":50,"dryRun":true},{"resource":"b","maxLimit":50}]`,
 		"paramFlow": `[{"resource":"a","paramIdx":0,"count":0,"paramFlowItemList":[{"classType":"int","object":"7","count":1}],"dryRun":true},{"resource":"a","paramIdx":1,"count":5}]`,
 	}
 	for _, k := range datasource.Kinds() {
