@@ -135,11 +135,13 @@
 // failure by the breaker, and the call answered by the rule's fallback,
 // never silently blocked or admitted.
 //
-// A hot-parameter call with more than Config.MaxParamValues (100)
-// distinct values is not sent to Redis (each value is a key of the
-// script): it returns paramflow.ErrCheckLocally, and the rule checks the
-// call locally, whatever fallbackToLocalWhenFail says; Stats counts it as
-// Local, and the breaker is not told.
+// A hot-parameter call whose list argument has more than
+// paramflow.MaxValuesPerCall (100) values is refused by the rule before
+// any value is looked at. One with more than Config.MaxParamValues distinct
+// values (when set below 100) is not sent to Redis (each value is a key of
+// the script): it returns paramflow.ErrCheckLocally, and the rule checks
+// the call locally, whatever fallbackToLocalWhenFail says; Stats counts it
+// as Local, and the breaker is not told.
 //
 // Close returns within about 500 ms (Config.Timeout when shorter) even
 // when Redis hangs: the heartbeat in flight is abandoned, and an
