@@ -16,7 +16,7 @@ func FuzzSet(f *testing.F) {
 	}
 	f.Add(crowded)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := NewSet(func(a, b int) bool { return a == b })
+		s := NewSet(func(i int) int { return i })
 		n := len(data) / 4
 		for i := range n {
 			h := int32(binary.BigEndian.Uint32(data[4*i:]))

@@ -4,7 +4,11 @@ package javahash
 // decides its iteration order: elements added with their Java hashCode, an
 // element equal to one already present dropped (the first stays), and
 // Elements in the order a HashSet's iterator, or new ArrayList<>(set),
-// returns them.
+// returns them. Equality is by a comparable key that stands for Java's
+// equals (equal keys must have equal hash codes, as Java requires), so
+// that finding an equal element costs O(1) even when many elements share
+// a hash code; an insertion costs what Java's does, O(log n) in a tree
+// bin.
 //
 // That order is HashMap's: a table of 16 bins, doubled (each bin split in
 // two, keeping the relative order of its elements) when it holds more than
@@ -21,8 +25,9 @@ package javahash
 // one is taken as the smaller.
 //
 // The zero value is not usable: use NewSet.
-type Set[T any] struct {
-	equal     func(a, b T) bool
+type Set[T any, K comparable] struct {
+	key       func(T) K
+	present   map[K]struct{}
 	table     []*node[T]
 	size      int
 	threshold int
@@ -48,10 +53,10 @@ const (
 	minTreeifyTableLn = 64 // MIN_TREEIFY_CAPACITY
 )
 
-// NewSet returns an empty set (new HashSet<>()) whose elements compare with
-// equal, Java's equals.
-func NewSet[T any](equal func(a, b T) bool) *Set[T] {
-	return &Set[T]{equal: equal}
+// NewSet returns an empty set (new HashSet<>()) of elements equal when
+// their keys are.
+func NewSet[T any, K comparable](key func(T) K) *Set[T, K] {
+	return &Set[T, K]{key: key, present: make(map[K]struct{})}
 }
 
 // spread is HashMap.hash: the high half of the hashCode folded into the low.
@@ -59,28 +64,25 @@ func spread(h int32) int32 { return h ^ int32(uint32(h)>>16) }
 
 // Add adds e, whose Java hashCode is hashCode, and reports whether it was
 // added: false when an equal element is present, which stays (HashSet.add).
-func (s *Set[T]) Add(e T, hashCode int32) bool {
+func (s *Set[T, K]) Add(e T, hashCode int32) bool {
+	k := s.key(e)
+	if _, ok := s.present[k]; ok {
+		return false
+	}
+	s.present[k] = struct{}{}
 	h := spread(hashCode)
 	if s.table == nil {
 		s.resize()
 	}
 	i := s.index(h)
-	head := s.table[i]
-	n := 0
-	for p := head; p != nil; p = p.next {
-		if p.hash == h && s.equal(p.elem, e) {
-			return false
-		}
-		n++
-	}
-	switch {
+	switch head := s.table[i]; {
 	case head == nil:
 		s.table[i] = &node[T]{hash: h, elem: e}
 	case head.tree:
 		s.putTree(head, h, e)
 	default:
-		tail := head
-		for tail.next != nil {
+		n, tail := 1, head
+		for ; tail.next != nil; n++ {
 			tail = tail.next
 		}
 		tail.next = &node[T]{hash: h, elem: e}
@@ -96,10 +98,10 @@ func (s *Set[T]) Add(e T, hashCode int32) bool {
 }
 
 // Len is the number of elements.
-func (s *Set[T]) Len() int { return s.size }
+func (s *Set[T, K]) Len() int { return s.size }
 
 // Elements returns the elements in the set's iteration order.
-func (s *Set[T]) Elements() []T {
+func (s *Set[T, K]) Elements() []T {
 	out := make([]T, 0, s.size)
 	for _, p := range s.table {
 		for ; p != nil; p = p.next {
@@ -109,11 +111,11 @@ func (s *Set[T]) Elements() []T {
 	return out
 }
 
-func (s *Set[T]) index(h int32) int { return int(uint32(h) & uint32(len(s.table)-1)) }
+func (s *Set[T, K]) index(h int32) int { return int(uint32(h) & uint32(len(s.table)-1)) }
 
 // resize is HashMap.resize: 16 bins at first, then twice as many, each bin
 // split into the one at the same index and the one oldCap further, in order.
-func (s *Set[T]) resize() {
+func (s *Set[T, K]) resize() {
 	old := s.table
 	if old == nil {
 		s.table = make([]*node[T], initialCapacity)
@@ -166,7 +168,7 @@ func (c *chain[T]) push(e *node[T]) {
 
 // treeifyBin is HashMap.treeifyBin: a bin grown to 9 doubles a table of
 // fewer than 64 bins, and becomes a tree otherwise.
-func (s *Set[T]) treeifyBin(h int32) {
+func (s *Set[T, K]) treeifyBin(h int32) {
 	if len(s.table) < minTreeifyTableLn {
 		s.resize()
 		return

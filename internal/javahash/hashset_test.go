@@ -25,7 +25,7 @@ func ints(t *testing.T, s string) []int {
 // setOrder adds elements 0..n-1 with the given hash codes and returns the
 // iteration order.
 func setOrder(hashes []int) []int {
-	s := NewSet(func(a, b int) bool { return a == b })
+	s := NewSet(func(i int) int { return i })
 	for i, h := range hashes {
 		s.Add(i, int32(h))
 	}
@@ -61,7 +61,7 @@ func TestSetOrderIsJava17s(t *testing.T) {
 
 func TestSetKeepsTheFirstOfEqualElements(t *testing.T) {
 	type rule struct{ name, load string }
-	s := NewSet(func(a, b rule) bool { return a.name == b.name })
+	s := NewSet(func(r rule) string { return r.name })
 	assert.True(t, s.Add(rule{"a", "first"}, 1))
 	assert.True(t, s.Add(rule{"b", "first"}, 17)) // same bin
 	assert.False(t, s.Add(rule{"a", "second"}, 1))
@@ -71,7 +71,7 @@ func TestSetKeepsTheFirstOfEqualElements(t *testing.T) {
 }
 
 func TestSetFindsEqualElementsInATreeBin(t *testing.T) {
-	s := NewSet(func(a, b int) bool { return a == b })
+	s := NewSet(func(i int) int { return i })
 	for i := range 20 {
 		require.True(t, s.Add(i, int32(i*64)))
 	}
@@ -79,4 +79,28 @@ func TestSetFindsEqualElementsInATreeBin(t *testing.T) {
 		assert.False(t, s.Add(i, int32(i*64)), "element %d", i)
 	}
 	assert.Equal(t, 20, s.Len())
+}
+
+// The attacker's set: 100,000 distinct elements of one hash code. Finding
+// an equal element is a map lookup, and the bin is a red-black tree, so
+// each insertion costs O(log n): the tree's height stays within
+// 2*log2(n+1).
+func TestSetOfOneHashCodeStaysBalanced(t *testing.T) {
+	const n = 100_000
+	s := NewSet(func(i int) int { return i })
+	for i := range n {
+		require.True(t, s.Add(i, 7))
+	}
+	require.Equal(t, n, s.Len())
+	root := s.table[s.index(spread(7))]
+	require.True(t, root.tree)
+	assert.LessOrEqual(t, height(root), 2*17, "2*log2(n+1) for n = 100,000")
+	assert.Len(t, s.Elements(), n)
+}
+
+func height[T any](p *node[T]) int {
+	if p == nil {
+		return 0
+	}
+	return 1 + max(height(p.left), height(p.right))
 }

@@ -34,7 +34,7 @@ func TestJavaSetsGroupByResourceAndDropEqualRules(t *testing.T) {
 	got := JavaSets(len(rules),
 		func(i int) string { return rules[i].resource },
 		func(i int) int32 { return rules[i].hash },
-		func(i, j int) bool { return rules[i].id == rules[j].id })
+		func(i int) string { return rules[i].id })
 	// Resources as they first appear; in a set, by bin (hash & 15), then
 	// as they came; the second "b1" is dropped.
 	assert.Equal(t, [][]int{{2, 0}, {1, 4}}, got)
