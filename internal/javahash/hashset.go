@@ -1,14 +1,13 @@
 package javahash
 
 // Set is the part of java.util.HashSet (Java 17's HashMap underneath) that
-// decides its iteration order: elements added with their Java hashCode, an
-// element equal to one already present dropped (the first stays), and
+// decides its iteration order: elements added with their Java hashCode, and
 // Elements in the order a HashSet's iterator, or new ArrayList<>(set),
-// returns them. Equality is by a comparable key that stands for Java's
-// equals (equal keys must have equal hash codes, as Java requires), so
-// that finding an equal element costs O(1) even when many elements share
-// a hash code; an insertion costs what Java's does, O(log n) in a tree
-// bin.
+// returns them. HashSet.add of an element equal to one present changes
+// nothing, so the caller drops such elements before Add (by a map, which
+// costs O(1) even when many elements share a hash code, where comparing
+// with each one of the bin would cost O(n)); an insertion costs what
+// Java's does, O(log n) in a tree bin.
 //
 // That order is HashMap's: a table of 16 bins, doubled (each bin split in
 // two, keeping the relative order of its elements) when it holds more than
@@ -25,12 +24,11 @@ package javahash
 // one is taken as the smaller.
 //
 // The zero value is not usable: use NewSet.
-type Set[T any, K comparable] struct {
-	key       func(T) K
-	present   map[K]struct{}
+type Set[T any] struct {
 	table     []*node[T]
 	size      int
 	threshold int
+	free      []node[T] // nodes allocated ahead, a chunk at a time
 }
 
 // node is HashMap's Node, and its TreeNode once its bin is a tree.
@@ -53,23 +51,15 @@ const (
 	minTreeifyTableLn = 64 // MIN_TREEIFY_CAPACITY
 )
 
-// NewSet returns an empty set (new HashSet<>()) of elements equal when
-// their keys are.
-func NewSet[T any, K comparable](key func(T) K) *Set[T, K] {
-	return &Set[T, K]{key: key, present: make(map[K]struct{})}
-}
+// NewSet returns an empty set: new HashSet<>().
+func NewSet[T any]() *Set[T] { return &Set[T]{} }
 
 // spread is HashMap.hash: the high half of the hashCode folded into the low.
 func spread(h int32) int32 { return h ^ int32(uint32(h)>>16) }
 
-// Add adds e, whose Java hashCode is hashCode, and reports whether it was
-// added: false when an equal element is present, which stays (HashSet.add).
-func (s *Set[T, K]) Add(e T, hashCode int32) bool {
-	k := s.key(e)
-	if _, ok := s.present[k]; ok {
-		return false
-	}
-	s.present[k] = struct{}{}
+// Add adds e, whose Java hashCode is hashCode and which equals no element
+// present (HashSet.add of a new element).
+func (s *Set[T]) Add(e T, hashCode int32) {
 	h := spread(hashCode)
 	if s.table == nil {
 		s.resize()
@@ -77,7 +67,7 @@ func (s *Set[T, K]) Add(e T, hashCode int32) bool {
 	i := s.index(h)
 	switch head := s.table[i]; {
 	case head == nil:
-		s.table[i] = &node[T]{hash: h, elem: e}
+		s.table[i] = s.newNode(h, e)
 	case head.tree:
 		s.putTree(head, h, e)
 	default:
@@ -85,7 +75,7 @@ func (s *Set[T, K]) Add(e T, hashCode int32) bool {
 		for ; tail.next != nil; n++ {
 			tail = tail.next
 		}
-		tail.next = &node[T]{hash: h, elem: e}
+		tail.next = s.newNode(h, e)
 		if n >= treeifyThreshold { // the bin now holds 9 or more
 			s.treeifyBin(h)
 		}
@@ -94,14 +84,26 @@ func (s *Set[T, K]) Add(e T, hashCode int32) bool {
 	if s.size > s.threshold {
 		s.resize()
 	}
-	return true
+}
+
+// newNode returns a node for e, from a chunk allocated ahead (as many as
+// the set holds, 8 to 1,024), so that a set costs a few allocations rather
+// than one per element.
+func (s *Set[T]) newNode(h int32, e T) *node[T] {
+	if len(s.free) == 0 {
+		s.free = make([]node[T], min(max(s.size, 8), 1024))
+	}
+	n := &s.free[0]
+	s.free = s.free[1:]
+	n.hash, n.elem = h, e
+	return n
 }
 
 // Len is the number of elements.
-func (s *Set[T, K]) Len() int { return s.size }
+func (s *Set[T]) Len() int { return s.size }
 
 // Elements returns the elements in the set's iteration order.
-func (s *Set[T, K]) Elements() []T {
+func (s *Set[T]) Elements() []T {
 	out := make([]T, 0, s.size)
 	for _, p := range s.table {
 		for ; p != nil; p = p.next {
@@ -111,11 +113,11 @@ func (s *Set[T, K]) Elements() []T {
 	return out
 }
 
-func (s *Set[T, K]) index(h int32) int { return int(uint32(h) & uint32(len(s.table)-1)) }
+func (s *Set[T]) index(h int32) int { return int(uint32(h) & uint32(len(s.table)-1)) }
 
 // resize is HashMap.resize: 16 bins at first, then twice as many, each bin
 // split into the one at the same index and the one oldCap further, in order.
-func (s *Set[T, K]) resize() {
+func (s *Set[T]) resize() {
 	old := s.table
 	if old == nil {
 		s.table = make([]*node[T], initialCapacity)
@@ -168,7 +170,7 @@ func (c *chain[T]) push(e *node[T]) {
 
 // treeifyBin is HashMap.treeifyBin: a bin grown to 9 doubles a table of
 // fewer than 64 bins, and becomes a tree otherwise.
-func (s *Set[T, K]) treeifyBin(h int32) {
+func (s *Set[T]) treeifyBin(h int32) {
 	if len(s.table) < minTreeifyTableLn {
 		s.resize()
 		return

@@ -21,7 +21,7 @@ func compareHash(h, ph int32) int {
 
 // treeify is TreeNode.treeify: the bin's nodes, in list order, inserted
 // into a red-black tree whose root then heads the bin.
-func (s *Set[T, K]) treeify(head *node[T]) {
+func (s *Set[T]) treeify(head *node[T]) {
 	var root *node[T]
 	for x := head; x != nil; x = x.next {
 		x.left, x.right = nil, nil
@@ -55,7 +55,7 @@ func (s *Set[T, K]) treeify(head *node[T]) {
 
 // putTree is TreeNode.putTreeVal for an element not present: a leaf of
 // the tree, linked after its parent in the bin's list.
-func (s *Set[T, K]) putTree(head *node[T], h int32, e T) {
+func (s *Set[T]) putTree(head *node[T], h int32, e T) {
 	root := head
 	for root.parent != nil {
 		root = root.parent
@@ -72,7 +72,8 @@ func (s *Set[T, K]) putTree(head *node[T], h int32, e T) {
 			continue
 		}
 		xpn := xp.next
-		x := &node[T]{hash: h, elem: e, next: xpn, tree: true}
+		x := s.newNode(h, e)
+		x.next, x.tree = xpn, true
 		if dir <= 0 {
 			xp.left = x
 		} else {
@@ -90,7 +91,7 @@ func (s *Set[T, K]) putTree(head *node[T], h int32, e T) {
 
 // moveRootToFront is TreeNode.moveRootToFront: the root becomes the first
 // node of its bin, the others keeping their order.
-func (s *Set[T, K]) moveRootToFront(root *node[T]) {
+func (s *Set[T]) moveRootToFront(root *node[T]) {
 	i := s.index(root.hash)
 	first := s.table[i]
 	if root == first {
@@ -114,7 +115,7 @@ func (s *Set[T, K]) moveRootToFront(root *node[T]) {
 // same index and the one bit further, in order; a half of 6 or fewer
 // becomes a plain list, a larger one a tree again (left as it was when the
 // other half is empty).
-func (s *Set[T, K]) split(b *node[T], index, bit int) {
+func (s *Set[T]) split(b *node[T], index, bit int) {
 	var lo, hi chain[T]
 	for e := b; e != nil; {
 		next := e.next

@@ -2,7 +2,7 @@ package flow
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/sentinelgen/sentinelgen/internal/javahash"
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
@@ -24,7 +24,7 @@ func javaOrder(rules []Rule) [][]int {
 		func(i int) int32 { return hashes[i] },
 		func(i int) javaKey { return javaKeyOf(&rules[i]) })
 	for _, g := range groups {
-		sort.SliceStable(g, func(a, b int) bool { return comparatorRank(&rules[g[a]]) < comparatorRank(&rules[g[b]]) })
+		slices.SortStableFunc(g, func(a, b int) int { return comparatorRank(&rules[a]) - comparatorRank(&rules[b]) })
 	}
 	return groups
 }

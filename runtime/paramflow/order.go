@@ -17,13 +17,16 @@ import (
 // resources in the order they first appear.
 func javaOrder(rules []Rule) [][]int {
 	hashes := make([]int32, len(rules))
+	keys := make([]javaKey, len(rules))
+	var buf []byte
 	for i := range rules {
 		hashes[i] = javaHashCode(&rules[i])
+		keys[i], buf = javaKeyOf(&rules[i], buf[:0])
 	}
 	return ruleutil.JavaSets(len(rules),
 		func(i int) string { return rules[i].Resource },
 		func(i int) int32 { return hashes[i] },
-		func(i int) javaKey { return javaKeyOf(&rules[i]) })
+		func(i int) javaKey { return keys[i] })
 }
 
 // javaHashCode is ParamFlowRule.hashCode of r, Java's defaults in place of
@@ -97,7 +100,9 @@ type javaKey struct {
 	cluster            ClusterConfig
 }
 
-func javaKeyOf(r *Rule) javaKey {
+// javaKeyOf returns r's key, writing its items' text in buf (returned for
+// reuse).
+func javaKeyOf(r *Rule, buf []byte) (javaKey, []byte) {
 	k := javaKey{
 		resource: r.Resource, limitApp: r.LimitApp, regex: r.Regex, grade: r.Grade,
 		countBits: math.Float64bits(r.Count), behavior: r.ControlBehavior,
@@ -107,20 +112,19 @@ func javaKeyOf(r *Rule) javaKey {
 	if r.ParamIdx != nil {
 		k.idx = *r.ParamIdx
 	}
-	var items []byte
 	for _, it := range r.ParamFlowItemList {
-		items = strconv.AppendQuote(items, it.Object)
-		items = strconv.AppendBool(items, it.noObject)
-		items = strconv.AppendInt(items, it.Count, 10)
-		items = strconv.AppendBool(items, it.noCount)
-		items = strconv.AppendQuote(items, it.ClassType)
+		buf = strconv.AppendQuote(buf, it.Object)
+		buf = strconv.AppendBool(buf, it.noObject)
+		buf = strconv.AppendInt(buf, it.Count, 10)
+		buf = strconv.AppendBool(buf, it.noCount)
+		buf = strconv.AppendQuote(buf, it.ClassType)
 	}
-	k.items = string(items)
+	k.items = string(buf)
 	if cc := r.ClusterConfig; cc != nil {
 		k.hasCluster = true
 		sampleCount, windowIntervalMs := clusterWindow(cc)
 		k.cluster = ClusterConfig{FlowID: cc.FlowID, ThresholdType: cc.ThresholdType,
 			FallbackToLocalWhenFail: cc.FallbackToLocalWhenFail, SampleCount: sampleCount, WindowIntervalMs: windowIntervalMs}
 	}
-	return k
+	return k, buf
 }
