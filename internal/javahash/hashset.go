@@ -1,10 +1,13 @@
 package javahash
 
 // Set is the part of java.util.HashSet (Java 17's HashMap underneath) that
-// decides its iteration order: elements added with their Java hashCode, an
-// element equal to one already present dropped (the first stays), and
+// decides its iteration order: elements added with their Java hashCode, and
 // Elements in the order a HashSet's iterator, or new ArrayList<>(set),
-// returns them.
+// returns them. HashSet.add of an element equal to one present changes
+// nothing, so the caller drops such elements before Add (by a map, which
+// costs O(1) even when many elements share a hash code, where comparing
+// with each one of the bin would cost O(n)); an insertion costs what
+// Java's does, O(log n) in a tree bin.
 //
 // That order is HashMap's: a table of 16 bins, doubled (each bin split in
 // two, keeping the relative order of its elements) when it holds more than
@@ -22,10 +25,10 @@ package javahash
 //
 // The zero value is not usable: use NewSet.
 type Set[T any] struct {
-	equal     func(a, b T) bool
 	table     []*node[T]
 	size      int
 	threshold int
+	free      []node[T] // nodes allocated ahead, a chunk at a time
 }
 
 // node is HashMap's Node, and its TreeNode once its bin is a tree.
@@ -48,42 +51,31 @@ const (
 	minTreeifyTableLn = 64 // MIN_TREEIFY_CAPACITY
 )
 
-// NewSet returns an empty set (new HashSet<>()) whose elements compare with
-// equal, Java's equals.
-func NewSet[T any](equal func(a, b T) bool) *Set[T] {
-	return &Set[T]{equal: equal}
-}
+// NewSet returns an empty set: new HashSet<>().
+func NewSet[T any]() *Set[T] { return &Set[T]{} }
 
 // spread is HashMap.hash: the high half of the hashCode folded into the low.
 func spread(h int32) int32 { return h ^ int32(uint32(h)>>16) }
 
-// Add adds e, whose Java hashCode is hashCode, and reports whether it was
-// added: false when an equal element is present, which stays (HashSet.add).
-func (s *Set[T]) Add(e T, hashCode int32) bool {
+// Add adds e, whose Java hashCode is hashCode and which equals no element
+// present (HashSet.add of a new element).
+func (s *Set[T]) Add(e T, hashCode int32) {
 	h := spread(hashCode)
 	if s.table == nil {
 		s.resize()
 	}
 	i := s.index(h)
-	head := s.table[i]
-	n := 0
-	for p := head; p != nil; p = p.next {
-		if p.hash == h && s.equal(p.elem, e) {
-			return false
-		}
-		n++
-	}
-	switch {
+	switch head := s.table[i]; {
 	case head == nil:
-		s.table[i] = &node[T]{hash: h, elem: e}
+		s.table[i] = s.newNode(h, e)
 	case head.tree:
 		s.putTree(head, h, e)
 	default:
-		tail := head
-		for tail.next != nil {
+		n, tail := 1, head
+		for ; tail.next != nil; n++ {
 			tail = tail.next
 		}
-		tail.next = &node[T]{hash: h, elem: e}
+		tail.next = s.newNode(h, e)
 		if n >= treeifyThreshold { // the bin now holds 9 or more
 			s.treeifyBin(h)
 		}
@@ -92,7 +84,19 @@ func (s *Set[T]) Add(e T, hashCode int32) bool {
 	if s.size > s.threshold {
 		s.resize()
 	}
-	return true
+}
+
+// newNode returns a node for e, from a chunk allocated ahead (as many as
+// the set holds, 8 to 1,024), so that a set costs a few allocations rather
+// than one per element.
+func (s *Set[T]) newNode(h int32, e T) *node[T] {
+	if len(s.free) == 0 {
+		s.free = make([]node[T], min(max(s.size, 8), 1024))
+	}
+	n := &s.free[0]
+	s.free = s.free[1:]
+	n.hash, n.elem = h, e
+	return n
 }
 
 // Len is the number of elements.

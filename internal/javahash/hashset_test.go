@@ -25,7 +25,7 @@ func ints(t *testing.T, s string) []int {
 // setOrder adds elements 0..n-1 with the given hash codes and returns the
 // iteration order.
 func setOrder(hashes []int) []int {
-	s := NewSet(func(a, b int) bool { return a == b })
+	s := NewSet[int]()
 	for i, h := range hashes {
 		s.Add(i, int32(h))
 	}
@@ -59,24 +59,25 @@ func TestSetOrderIsJava17s(t *testing.T) {
 	require.Equal(t, 7, cases)
 }
 
-func TestSetKeepsTheFirstOfEqualElements(t *testing.T) {
-	type rule struct{ name, load string }
-	s := NewSet(func(a, b rule) bool { return a.name == b.name })
-	assert.True(t, s.Add(rule{"a", "first"}, 1))
-	assert.True(t, s.Add(rule{"b", "first"}, 17)) // same bin
-	assert.False(t, s.Add(rule{"a", "second"}, 1))
-	assert.False(t, s.Add(rule{"b", "second"}, 17))
-	assert.Equal(t, []rule{{"a", "first"}, {"b", "first"}}, s.Elements())
-	assert.Equal(t, 2, s.Len())
+// The attacker's set: 100,000 distinct elements of one hash code. The bin
+// is a red-black tree, so each insertion costs O(log n): the tree's height
+// stays within 2*log2(n+1).
+func TestSetOfOneHashCodeStaysBalanced(t *testing.T) {
+	const n = 100_000
+	s := NewSet[int]()
+	for i := range n {
+		s.Add(i, 7)
+	}
+	require.Equal(t, n, s.Len())
+	root := s.table[s.index(spread(7))]
+	require.True(t, root.tree)
+	assert.LessOrEqual(t, height(root), 2*17, "2*log2(n+1) for n = 100,000")
+	assert.Len(t, s.Elements(), n)
 }
 
-func TestSetFindsEqualElementsInATreeBin(t *testing.T) {
-	s := NewSet(func(a, b int) bool { return a == b })
-	for i := range 20 {
-		require.True(t, s.Add(i, int32(i*64)))
+func height[T any](p *node[T]) int {
+	if p == nil {
+		return 0
 	}
-	for i := range 20 {
-		assert.False(t, s.Add(i, int32(i*64)), "element %d", i)
-	}
-	assert.Equal(t, 20, s.Len())
+	return 1 + max(height(p.left), height(p.right))
 }

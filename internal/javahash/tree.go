@@ -72,7 +72,8 @@ func (s *Set[T]) putTree(head *node[T], h int32, e T) {
 			continue
 		}
 		xpn := xp.next
-		x := &node[T]{hash: h, elem: e, next: xpn, tree: true}
+		x := s.newNode(h, e)
+		x.next, x.tree = xpn, true
 		if dir <= 0 {
 			xp.left = x
 		} else {

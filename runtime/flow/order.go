@@ -2,7 +2,7 @@ package flow
 
 import (
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/sentinelgen/sentinelgen/internal/javahash"
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
@@ -22,9 +22,9 @@ func javaOrder(rules []Rule) [][]int {
 	groups := ruleutil.JavaSets(len(rules),
 		func(i int) string { return rules[i].Resource },
 		func(i int) int32 { return hashes[i] },
-		func(i, j int) bool { return javaEqual(&rules[i], &rules[j]) })
+		func(i int) javaKey { return javaKeyOf(&rules[i]) })
 	for _, g := range groups {
-		sort.SliceStable(g, func(a, b int) bool { return comparatorRank(&rules[g[a]]) < comparatorRank(&rules[g[b]]) })
+		slices.SortStableFunc(g, func(a, b int) int { return comparatorRank(&rules[a]) - comparatorRank(&rules[b]) })
 	}
 	return groups
 }
@@ -82,10 +82,15 @@ func (c *ClusterConfig) javaHashCode() int32 {
 	return 31*h + javahash.Int(c.AcquireRefuseStrategy)
 }
 
-// javaEqual is FlowRule.equals of two rules as in force: every field Java
-// has, counts compared as Double.compare does (0.0 and -0.0 differ).
-// DryRun, which Java does not have, is left out: of two rules that differ
-// only in it, the first stays.
-func javaEqual(a, b *Rule) bool {
-	return keyOf(a, 0) == keyOf(b, 0) && math.Float64bits(a.Count) == math.Float64bits(b.Count)
+// javaKey stands for FlowRule.equals: two rules as in force are equal when
+// their keys are, on every field Java has, counts compared as
+// Double.compare does (0.0 and -0.0 differ). DryRun, which Java does not
+// have, is left out: of two rules that differ only in it, the first stays.
+type javaKey struct {
+	ruleKey
+	countBits uint64
+}
+
+func javaKeyOf(r *Rule) javaKey {
+	return javaKey{keyOf(r, 0), math.Float64bits(r.Count)}
 }

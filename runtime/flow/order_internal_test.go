@@ -111,3 +111,25 @@ func rulesOf(crs []*compiled) []*Rule {
 	}
 	return out
 }
+
+// The attacker's rule file: 20,000 distinct rules of one resource crafted
+// to one FlowRule.hashCode (warmUpPeriodSec one more, maxQueueingTimeMs
+// 31 less: 31^3 - 31*31^2 = 0). They load, each kept once, and their
+// order costs O(n log n), not the O(n^2) of comparing each new rule with
+// every one of its hash code.
+func TestRulesOfOneHashCodeLoadInLinearithmicTime(t *testing.T) {
+	const n = 20_000
+	rules := make([]Rule, n)
+	for i := range rules {
+		rules[i] = Rule{Resource: "crafted", LimitApp: LimitAppDefault, Grade: GradeQPS, Count: 1e9,
+			WarmUpPeriodSec: 10 + i, MaxQueueingTimeMs: 1_000_000 - 31*i}
+	}
+	for i := range rules {
+		require.Equal(t, javaHashCode(&rules[0]), javaHashCode(&rules[i]))
+	}
+	require.NoError(t, LoadRules(rules))
+	t.Cleanup(func() { require.NoError(t, LoadRules(nil)) })
+	assert.Len(t, Rules(), n)
+	require.Len(t, javaOrder(rules), 1)
+	assert.Len(t, javaOrder(rules)[0], n)
+}

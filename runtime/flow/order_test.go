@@ -19,6 +19,9 @@ import (
 // call per 750 ms); by then B's next turn, 500 ms after the first call,
 // has come, and the call passes. Checking B first, as load order [B, A]
 // did, refuses it at once (its turn is 500 ms away, its queue 1 ms).
+// (Java refuses it by B after the wait only when its clock is a mock that
+// Thread.sleep does not move, so that B sees the first call's instant; on
+// a real clock it passes, as here, where a wait moves the call's time.)
 func TestTiedFlowRulesAreCheckedInJavasOrderWhateverTheLoadOrder(t *testing.T) {
 	a := flow.Rule{Resource: "r1", Grade: flow.GradeQPS, Count: 4, ControlBehavior: flow.WarmUpThrottling,
 		WarmUpPeriodSec: 1, MaxQueueingTimeMs: 1000}

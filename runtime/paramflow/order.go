@@ -2,6 +2,7 @@ package paramflow
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/sentinelgen/sentinelgen/internal/javahash"
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
@@ -16,13 +17,16 @@ import (
 // resources in the order they first appear.
 func javaOrder(rules []Rule) [][]int {
 	hashes := make([]int32, len(rules))
+	keys := make([]javaKey, len(rules))
+	var buf []byte
 	for i := range rules {
 		hashes[i] = javaHashCode(&rules[i])
+		keys[i], buf = javaKeyOf(&rules[i], buf[:0])
 	}
 	return ruleutil.JavaSets(len(rules),
 		func(i int) string { return rules[i].Resource },
 		func(i int) int32 { return hashes[i] },
-		func(i, j int) bool { return javaEqual(&rules[i], &rules[j]) })
+		func(i int) javaKey { return keys[i] })
 }
 
 // javaHashCode is ParamFlowRule.hashCode of r, Java's defaults in place of
@@ -76,29 +80,51 @@ func (c *ClusterConfig) javaHashCode() int32 {
 	return 31*h + javahash.Int(windowIntervalMs)
 }
 
-// javaEqual is ParamFlowRule.equals: every field Java has (counts compared
-// as Double.compare does, items in order), DryRun left out, so that of two
-// rules that differ only in it the first stays.
-func javaEqual(a, b *Rule) bool {
-	if a.Resource != b.Resource || a.Regex != b.Regex || a.LimitApp != b.LimitApp || a.Grade != b.Grade ||
-		math.Float64bits(a.Count) != math.Float64bits(b.Count) || a.ControlBehavior != b.ControlBehavior ||
-		a.MaxQueueingTimeMs != b.MaxQueueingTimeMs || a.BurstCount != b.BurstCount ||
-		max(a.DurationInSec, 1) != max(b.DurationInSec, 1) || a.ClusterMode != b.ClusterMode ||
-		(a.ParamIdx == nil) != (b.ParamIdx == nil) || (a.ParamIdx != nil && *a.ParamIdx != *b.ParamIdx) ||
-		len(a.ParamFlowItemList) != len(b.ParamFlowItemList) || (a.ClusterConfig == nil) != (b.ClusterConfig == nil) {
-		return false
+// javaKey stands for ParamFlowRule.equals: two rules are equal when their
+// keys are, on every field Java has (Java's defaults in place of Go's
+// zeros, counts compared as Double.compare does, items in order). DryRun is
+// left out, so that of two rules that differ only in it the first stays.
+type javaKey struct {
+	resource, limitApp string
+	regex              bool
+	grade              Grade
+	countBits          uint64
+	behavior           ControlBehavior
+	maxQueue, burst    int64
+	durationInSec      int64
+	clusterMode        bool
+	hasIdx             bool
+	idx                int
+	items              string // each item's fields, quoted
+	hasCluster         bool
+	cluster            ClusterConfig
+}
+
+// javaKeyOf returns r's key, writing its items' text in buf (returned for
+// reuse).
+func javaKeyOf(r *Rule, buf []byte) (javaKey, []byte) {
+	k := javaKey{
+		resource: r.Resource, limitApp: r.LimitApp, regex: r.Regex, grade: r.Grade,
+		countBits: math.Float64bits(r.Count), behavior: r.ControlBehavior,
+		maxQueue: r.MaxQueueingTimeMs, burst: r.BurstCount, durationInSec: max(r.DurationInSec, 1),
+		clusterMode: r.ClusterMode, hasIdx: r.ParamIdx != nil,
 	}
-	for i, it := range a.ParamFlowItemList {
-		o := b.ParamFlowItemList[i]
-		if it.Object != o.Object || it.noObject != o.noObject || it.Count != o.Count || it.noCount != o.noCount || it.ClassType != o.ClassType {
-			return false
-		}
+	if r.ParamIdx != nil {
+		k.idx = *r.ParamIdx
 	}
-	if ca, cb := a.ClusterConfig, b.ClusterConfig; ca != nil {
-		sa, wa := clusterWindow(ca)
-		sb, wb := clusterWindow(cb)
-		return ca.FlowID == cb.FlowID && ca.ThresholdType == cb.ThresholdType &&
-			ca.FallbackToLocalWhenFail == cb.FallbackToLocalWhenFail && sa == sb && wa == wb
+	for _, it := range r.ParamFlowItemList {
+		buf = strconv.AppendQuote(buf, it.Object)
+		buf = strconv.AppendBool(buf, it.noObject)
+		buf = strconv.AppendInt(buf, it.Count, 10)
+		buf = strconv.AppendBool(buf, it.noCount)
+		buf = strconv.AppendQuote(buf, it.ClassType)
 	}
-	return true
+	k.items = string(buf)
+	if cc := r.ClusterConfig; cc != nil {
+		k.hasCluster = true
+		sampleCount, windowIntervalMs := clusterWindow(cc)
+		k.cluster = ClusterConfig{FlowID: cc.FlowID, ThresholdType: cc.ThresholdType,
+			FallbackToLocalWhenFail: cc.FallbackToLocalWhenFail, SampleCount: sampleCount, WindowIntervalMs: windowIntervalMs}
+	}
+	return k, buf
 }
