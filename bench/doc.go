@@ -31,4 +31,11 @@
 //   - AllocEntrySized (alloc_test.go): allocating one object of the entry's
 //     size class, the floor of any Entry+Exit, which allocates once (the
 //     entry itself).
+//
+// bench/hostile, a binary of its own because it fills the resource table,
+// has what hostile names cost: binding a new 4 KiB name under the widest
+// regex rule sets the caps allow in four rule kinds
+// (BindNewNameWidestRegexRules, at most 1 ms), and a call past
+// runtime.MaxResources against a call to a known resource under twenty
+// ordinary regex rules per kind (OverflowCall, at most 2x KnownCall).
 package bench

@@ -155,6 +155,9 @@ func lookupResource(name string) *Resource {
 	if r, ok := resources.Load(name); ok {
 		return r
 	}
+	if knownOverflow(name) {
+		return overflowResource // asked already, on the rules in force (overflow.go)
+	}
 	return resourceNamed(name, false)
 }
 
@@ -162,6 +165,7 @@ func lookupResource(name string) *Resource {
 // name, or one a rule names, is kept past MaxResources; asking the slots
 // costs only names that do not fit otherwise.
 func resourceNamed(name string, declared bool) *Resource {
+	gen := generation.Load() // before the rules are asked
 	create := func() *Resource { return newResource(name) }
 	if r, ok := resources.LoadOrCreate(name, declared, create); ok {
 		return r
@@ -189,6 +193,9 @@ func resourceNamed(name string, declared bool) *Resource {
 	if !overflowed.Load() { // the arguments allocate: only build them once
 		warnOnce(&overflowed, "sentinel: resource limit reached; calls to further resources are counted together",
 			"limit", MaxResources, "resource", safeAttr(name), "counted as", OverflowResourceName)
+	}
+	if !declared && len(name) <= maxResourceNameBytes {
+		rememberOverflow(name, gen) // longer names never ask the rules
 	}
 	return overflowResource
 }

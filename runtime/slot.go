@@ -61,7 +61,9 @@ type Checker interface {
 // A ResourceNamer is a Slot whose rules name resources, exactly or by
 // pattern. Past MaxResources, a name that some slot's rules name still gets
 // a resource of its own, so that a flood of other names cannot switch a
-// rule off.
+// rule off. NamesResource is asked once per name and rule change: a name
+// no rule names is remembered as the overflow resource's until the rules
+// or slots change (overflow.go), so its later calls ask nothing.
 type ResourceNamer interface {
 	NamesResource(name string) Naming
 }

@@ -40,30 +40,30 @@ func CompileResourceRegex(pattern string) (*regexp.Regexp, error) {
 	return re, err
 }
 
-func compileResourceRegex(pattern string) (*regexp.Regexp, int, error) {
+func compileResourceRegex(pattern string) (*regexp.Regexp, *syntax.Prog, error) {
 	if len(pattern) > MaxRegexLen {
-		return nil, 0, fmt.Errorf("pattern is %d bytes, over the %d-byte cap", len(pattern), MaxRegexLen)
+		return nil, nil, fmt.Errorf("pattern is %d bytes, over the %d-byte cap", len(pattern), MaxRegexLen)
 	}
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	anchored := &syntax.Regexp{Op: syntax.OpConcat, Flags: syntax.Perl, Sub: []*syntax.Regexp{
 		{Op: syntax.OpBeginText}, tree, {Op: syntax.OpEndText},
 	}}
 	prog, err := syntax.Compile(anchored.Simplify())
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if n := len(prog.Inst); n > MaxRegexInsts {
-		return nil, 0, fmt.Errorf("pattern compiles to %d instructions, over the cap of %d", n, MaxRegexInsts)
+		return nil, nil, fmt.Errorf("pattern compiles to %d instructions, over the cap of %d", n, MaxRegexInsts)
 	}
 	regexCompilations.Add(1)
 	re, err := regexp.Compile(anchored.String())
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	return re, len(prog.Inst), nil
+	return re, prog, nil
 }
 
 // Regexes compiles the regex resources of one rule set: each distinct
@@ -73,6 +73,12 @@ func compileResourceRegex(pattern string) (*regexp.Regexp, int, error) {
 type Regexes struct {
 	byPattern map[string]*regexp.Regexp
 	insts     int
+	// The distinct patterns in the order first compiled, their programs
+	// and places, for Build.
+	order []string
+	progs []*syntax.Prog
+	index map[string]int
+	set   *PatternSet
 }
 
 // Compile returns pattern compiled (see CompileResourceRegex); a pattern
@@ -87,10 +93,11 @@ func (x *Regexes) Compile(pattern string) (*regexp.Regexp, error) {
 	if x.insts >= MaxRegexSetInsts {
 		return nil, fmt.Errorf("the rule set's patterns are over the cap of %d instructions in all; not compiled", MaxRegexSetInsts)
 	}
-	re, n, err := compileResourceRegex(pattern)
+	re, prog, err := compileResourceRegex(pattern)
 	if err != nil {
 		return nil, err
 	}
+	n := len(prog.Inst)
 	if x.insts+n > MaxRegexSetInsts {
 		x.insts = MaxRegexSetInsts
 		return nil, fmt.Errorf("the rule set's patterns are over the cap of %d instructions in all; not compiled", MaxRegexSetInsts)
@@ -100,5 +107,11 @@ func (x *Regexes) Compile(pattern string) (*regexp.Regexp, error) {
 		x.byPattern = make(map[string]*regexp.Regexp)
 	}
 	x.byPattern[pattern] = re
+	if x.index == nil {
+		x.index = make(map[string]int)
+	}
+	x.index[pattern] = len(x.order)
+	x.order = append(x.order, pattern)
+	x.progs = append(x.progs, prog)
 	return re, nil
 }

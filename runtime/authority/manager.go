@@ -2,7 +2,6 @@ package authority
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,12 +17,13 @@ type ruleSet struct {
 	listed   []Rule               // the rules in force, for Rules: redundant ones left out
 	exact    map[string]*compiled // by resource
 	patterns []*compiled          // regex rules
+	set      *ruleutil.PatternSet // their patterns, matched together
 }
 
 // compiled is a rule with its origins parsed once, at load.
 type compiled struct {
 	rule    *Rule
-	re      *regexp.Regexp // regex rules only
+	pat     ruleutil.Pattern // regex rules only: the pattern's place in the set
 	black   bool
 	origins []string            // trimmed, sorted, distinct
 	set     map[string]struct{} // the same, for long lists
@@ -129,12 +129,10 @@ func compile(rules []Rule) (*ruleSet, error) {
 			first[key{r.Resource, r.Regex}] = i
 			s.listed = append(s.listed, *r)
 			if r.Regex {
-				re, err := compiler.Compile(r.Resource)
-				if err != nil {
+				if _, err := compiler.Compile(r.Resource); err != nil {
 					bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
 					ok = false
 				}
-				c.re = re
 			}
 		}
 		if strings.TrimSpace(r.LimitApp) == "" {
@@ -164,8 +162,17 @@ func compile(rules []Rule) (*ruleSet, error) {
 			s.exact[r.Resource] = c
 		}
 	}
+	if len(errs) == 0 {
+		if i, reason, ok := compiler.BuildFor(len(s.rules), func(i int) (string, bool) { return s.rules[i].Resource, s.rules[i].Regex }); !ok {
+			errs = append(errs, &runtime.RuleError{Index: i, Resource: s.rules[i].Resource, Field: "resource", Reason: reason})
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
+	}
+	s.set = compiler.Set()
+	for _, c := range s.patterns {
+		c.pat = compiler.Pattern(c.rule.Resource)
 	}
 	return s, nil
 }

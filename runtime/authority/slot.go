@@ -18,9 +18,12 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	if c := s.exact[r.Name()]; c != nil {
 		rules = append(rules, c)
 	}
-	for _, c := range s.patterns {
-		if c.re.MatchString(r.Name()) {
-			rules = append(rules, c)
+	if len(s.patterns) > 0 {
+		matched := s.set.Match(r.Name()) // every pattern at once, in bounded time
+		for _, c := range s.patterns {
+			if matched.Has(c.pat) {
+				rules = append(rules, c)
+			}
 		}
 	}
 	if len(rules) == 0 {
@@ -89,10 +92,8 @@ func (slot) NamesResource(name string) runtime.Naming {
 	if s.exact[name] != nil {
 		return runtime.NamedExactly
 	}
-	for _, c := range s.patterns {
-		if c.re.MatchString(name) {
-			return runtime.NamedByPattern
-		}
+	if s.set.Any(name) {
+		return runtime.NamedByPattern
 	}
 	return runtime.NotNamed
 }

@@ -1,11 +1,11 @@
 package degrade
 
 import (
-	"regexp"
 	"sort"
 	"sync"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -19,6 +19,7 @@ type ruleSet struct {
 
 	exact    map[string][]*breaker // exact-resource rules' breakers, by resource
 	patterns []pattern             // regex rules
+	set      *ruleutil.PatternSet  // their patterns, matched together
 	defaults []int                 // indexes of default ("*") rules
 
 	mu   sync.Mutex
@@ -27,7 +28,7 @@ type ruleSet struct {
 
 type pattern struct {
 	idx int
-	re  *regexp.Regexp
+	pat ruleutil.Pattern
 }
 
 // ruleKey identifies a rule across reloads: its normalized value (Java's
@@ -81,8 +82,9 @@ func Rules() []Rule {
 // (Java's DegradeRuleManager.register2Property).
 func Property() *runtime.Property[[]Rule] { return property }
 
-func build(rules []Rule, patterns map[int]*regexp.Regexp, old *ruleSet) *ruleSet {
+func build(rules []Rule, patterns *ruleutil.Regexes, old *ruleSet) *ruleSet {
 	n := &ruleSet{
+		set:     patterns.Set(),
 		rules:   make([]Rule, len(rules)),
 		keys:    make([]ruleKey, len(rules)),
 		byIndex: make([]*breaker, len(rules)),
@@ -114,7 +116,7 @@ func build(rules []Rule, patterns map[int]*regexp.Regexp, old *ruleSet) *ruleSet
 		r := &n.rules[i]
 		switch {
 		case r.Regex:
-			n.patterns = append(n.patterns, pattern{i, patterns[i]})
+			n.patterns = append(n.patterns, pattern{i, patterns.Pattern(r.Resource)})
 			perResource[n.keys[i]] = i
 		case r.IsDefault():
 			n.defaults = append(n.defaults, i)
@@ -166,8 +168,12 @@ func (s *ruleSet) perResource(idx int, resource string) *breaker {
 func (s *ruleSet) own(resource string) []*breaker {
 	var bs []*breaker
 	bs = append(bs, s.exact[resource]...)
+	if len(s.patterns) == 0 {
+		return bs
+	}
+	matched := s.set.Match(resource) // every pattern at once, in bounded time
 	for _, p := range s.patterns {
-		if p.re.MatchString(resource) {
+		if matched.Has(p.pat) {
 			bs = append(bs, s.perResource(p.idx, resource))
 		}
 	}
@@ -180,12 +186,7 @@ func (s *ruleSet) hasOwn(resource string) bool {
 	if len(s.exact[resource]) > 0 {
 		return true
 	}
-	for _, p := range s.patterns {
-		if p.re.MatchString(resource) {
-			return true
-		}
-	}
-	return false
+	return s.set.Any(resource)
 }
 
 // BreakerInfo describes one circuit breaker.

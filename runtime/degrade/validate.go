@@ -3,7 +3,6 @@ package degrade
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strings"
 
 	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
@@ -20,10 +19,9 @@ func ValidateRules(rules []Rule) error {
 
 // validate applies Java's DegradeRuleManager.isValidRule, plus the checks
 // Java leaves out (NaN and infinite numbers, Java's int range), to every
-// rule. It returns the compiled patterns of regex rules, by index.
-func validate(rules []Rule) (map[int]*regexp.Regexp, error) {
+// rule. It returns the regex rules' patterns, compiled and built.
+func validate(rules []Rule) (*ruleutil.Regexes, error) {
 	var errs runtime.RuleErrors
-	var patterns map[int]*regexp.Regexp
 	compiler := &ruleutil.Regexes{} // bounds the set's patterns in all
 	for i := range rules {
 		r := &rules[i]
@@ -33,14 +31,8 @@ func validate(rules []Rule) (map[int]*regexp.Regexp, error) {
 		if strings.TrimSpace(r.Resource) == "" {
 			bad("resource", "is required")
 		} else if r.Regex {
-			re, err := compiler.Compile(r.Resource)
-			if err != nil {
+			if _, err := compiler.Compile(r.Resource); err != nil {
 				bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
-			} else {
-				if patterns == nil {
-					patterns = map[int]*regexp.Regexp{}
-				}
-				patterns[i] = re
 			}
 		}
 		switch {
@@ -84,8 +76,13 @@ func validate(rules []Rule) (map[int]*regexp.Regexp, error) {
 			bad("grade", "%d is not one of 0 (slow request ratio), 1 (error ratio), 2 (error count)", int(r.Grade))
 		}
 	}
+	if len(errs) == 0 {
+		if i, reason, ok := compiler.BuildFor(len(rules), func(i int) (string, bool) { return rules[i].Resource, rules[i].Regex }); !ok {
+			errs = append(errs, &runtime.RuleError{Index: i, Resource: rules[i].Resource, Field: "resource", Reason: reason})
+		}
+	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	return patterns, nil
+	return compiler, nil
 }

@@ -42,8 +42,11 @@
 //
 // A resource's rules are checked in the order of Java's
 // RuleManager.getRules: first its own rules, then the regex rules whose
-// pattern matches the whole name (RE2 syntax), pattern by pattern in the
-// order their first rule was loaded (Java's order of patterns is a
+// pattern matches the whole name (RE2 syntax; every regex rule kind
+// matches a rule set's patterns together, by at most 8 automata built at
+// load, so binding a name reads it at most 8 times whatever the patterns,
+// and a set whose automata would not fit is refused), pattern by pattern
+// in the order their first rule was loaded (Java's order of patterns is a
 // HashMap's of identity hashes: unpredictable). Each list is in Java
 // Sentinel 1.8's exact order, computed at load: Java puts a resource's
 // rules in a HashSet, so rules come in the order of their FlowRule.hashCode

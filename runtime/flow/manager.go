@@ -3,7 +3,6 @@ package flow
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"sync"
 	"sync/atomic"
 
@@ -32,13 +31,16 @@ type ruleSet struct {
 	regex []*compiled            // pattern by pattern, each in Java's order
 	refs  map[string]bool        // the refResources of Relate rules
 	byKey map[ruleKey]*compiled
+	// patterns are the regex rules' patterns, matched together (set).
+	patterns *ruleutil.Regexes
+	set      *ruleutil.PatternSet
 }
 
 // compiled is one rule in force.
 type compiled struct {
-	rule   *Rule // what BlockError.Rule returns
-	re     *regexp.Regexp
-	limit  int64 // admissionLimit(count)
+	rule   *Rule            // what BlockError.Rule returns
+	pat    ruleutil.Pattern // regex rules: the pattern's place in the set
+	limit  int64            // admissionLimit(count)
 	states *stateTable
 	// coldFactor is the factor in force when the rule was loaded (Bind
 	// runs outside loadMu).
@@ -106,8 +108,8 @@ func LoadRules(rules []Rule) error {
 }
 
 // install compiles rules (already valid) and publishes them, taking regex
-// rules' patterns from what validation compiled (nil: compile them).
-// loadMu is held.
+// rules' patterns from what validation compiled and built (nil: compile
+// and build them). loadMu is held.
 //
 // Each resource's rules are kept in the order Java checks them
 // (javaOrder); regex rules pattern by pattern, patterns in the order their
@@ -116,7 +118,11 @@ func LoadRules(rules []Rule) error {
 // order. Rules keeps load order.
 func install(rules []Rule, patterns *ruleutil.Regexes) {
 	old := current.Load()
-	next := &ruleSet{exact: make(map[string][]*compiled), byKey: make(map[ruleKey]*compiled), refs: make(map[string]bool)}
+	if patterns == nil {
+		patterns = buildPatterns(rules)
+	}
+	next := &ruleSet{exact: make(map[string][]*compiled), byKey: make(map[ruleKey]*compiled), refs: make(map[string]bool),
+		patterns: patterns, set: patterns.Set()}
 	inForce := make([]Rule, len(rules))
 	for i := range rules {
 		inForce[i] = rules[i].normalized()
@@ -137,7 +143,7 @@ func install(rules []Rule, patterns *ruleutil.Regexes) {
 				}
 			}
 			if r.Regex {
-				cr.re, _ = patterns.Compile(r.Resource) // validated: compiled already
+				cr.pat = patterns.Pattern(r.Resource) // validated: compiled and built already
 				byPattern[r.Resource] = append(byPattern[r.Resource], cr)
 			} else {
 				next.exact[r.Resource] = append(next.exact[r.Resource], cr)
@@ -205,11 +211,24 @@ func SetColdFactor(f int) error {
 	changed := f != coldFactor
 	coldFactor = f
 	if rs := current.Load(); changed && rs != nil {
-		install(rs.rules, nil)
+		install(rs.rules, rs.patterns) // the same rules: the same patterns
 	}
 	loadMu.Unlock()
 	if changed {
 		runtime.RulesChanged()
 	}
 	return nil
+}
+
+// buildPatterns compiles and builds the patterns of rules, which are
+// valid: what validate returns for them.
+func buildPatterns(rules []Rule) *ruleutil.Regexes {
+	x := &ruleutil.Regexes{}
+	for i := range rules {
+		if rules[i].Regex {
+			_, _ = x.Compile(rules[i].Resource)
+		}
+	}
+	_ = x.Build()
+	return x
 }

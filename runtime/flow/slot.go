@@ -62,13 +62,17 @@ func rulesFor(rs *ruleSet, name string) []*compiled {
 	own := rs.exact[name]
 	applying := make([]*compiled, 0, len(own))
 	applying = append(applying, own...)
+	if len(rs.regex) == 0 {
+		return applying
+	}
+	matched := rs.set.Match(name) // every pattern at once, in bounded time
 	for i := 0; i < len(rs.regex); {
 		// Rules of one pattern are adjacent (install groups them).
 		j := i + 1
 		for j < len(rs.regex) && rs.regex[j].rule.Resource == rs.regex[i].rule.Resource {
 			j++
 		}
-		if rs.regex[i].re.MatchString(name) {
+		if matched.Has(rs.regex[i].pat) {
 			applying = append(applying, rs.regex[i:j]...)
 		}
 		i = j
@@ -183,10 +187,8 @@ func (slot) NamesResource(name string) runtime.Naming {
 	if len(rs.exact[name]) > 0 || rs.refs[name] {
 		return runtime.NamedExactly
 	}
-	for _, cr := range rs.regex {
-		if cr.re.MatchString(name) {
-			return runtime.NamedByPattern
-		}
+	if rs.set.Any(name) {
+		return runtime.NamedByPattern
 	}
 	return runtime.NotNamed
 }

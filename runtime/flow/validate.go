@@ -27,6 +27,11 @@ func validate(rules []Rule) (runtime.RuleErrors, *ruleutil.Regexes) {
 	for i := range rules {
 		errs = append(errs, validateRule(i, &rules[i], patterns)...)
 	}
+	if len(errs) == 0 {
+		if i, reason, ok := patterns.BuildFor(len(rules), func(i int) (string, bool) { return rules[i].Resource, rules[i].Regex }); !ok {
+			errs = append(errs, &runtime.RuleError{Index: i, Resource: rules[i].Resource, Field: "resource", Reason: reason})
+		}
+	}
 	return errs, patterns
 }
 

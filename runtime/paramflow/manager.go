@@ -3,7 +3,6 @@ package paramflow
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"sync"
 	"sync/atomic"
 
@@ -26,8 +25,8 @@ type compiledRule struct {
 	durationMs  int64
 	maxQueue    int64
 	items       map[key]int64
-	local       bool // false: a cluster rule without local fallback, which limits nothing
-	regex       *regexp.Regexp
+	local       bool             // false: a cluster rule without local fallback, which limits nothing
+	pat         ruleutil.Pattern // regex rules: the pattern's place in the set
 	state       *ruleState
 	dry         bool // a dry-run rule: it admits the calls it refuses
 }
@@ -64,6 +63,7 @@ type ruleSet struct {
 	rules      []Rule
 	byResource map[string][]*compiledRule // in Java's order
 	regex      []*compiledRule            // pattern by pattern, each in Java's order
+	set        *ruleutil.PatternSet       // the regex rules' patterns, matched together
 	states     map[string]*ruleState      // by rule identity, for reloads
 }
 
@@ -125,6 +125,7 @@ func LoadRules(rules []Rule) error {
 	s := &ruleSet{
 		byResource: map[string][]*compiledRule{},
 		states:     map[string]*ruleState{},
+		set:        patterns.Set(),
 	}
 	for _, r := range rules {
 		s.rules = append(s.rules, copyRule(r))
@@ -181,7 +182,8 @@ func identity(r *Rule) string {
 	return string(b)
 }
 
-// compile builds a rule's compiled form, compiling a regex rule's pattern.
+// compile builds a rule's compiled form, without a regex rule's pattern
+// (which belongs to a rule set).
 func compile(r *Rule) *compiledRule { return compileWith(r, nil) }
 
 // compileWith builds a rule's compiled form; a regex rule's pattern comes
@@ -201,7 +203,7 @@ func compileWith(r *Rule, patterns *ruleutil.Regexes) *compiledRule {
 	}
 	cr.durationMs = cr.durationSec * 1000
 	if r.Regex {
-		cr.regex, _ = patterns.Compile(r.Resource) // validated: compiled already
+		cr.pat = patterns.Pattern(r.Resource) // validated: compiled and built already
 	}
 	if len(r.ParamFlowItemList) > 0 {
 		cr.items = map[key]int64{}

@@ -1,6 +1,9 @@
 package paramflow
 
-import "github.com/sentinelgen/sentinelgen/runtime"
+import (
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
 
 func init() { runtime.RegisterSlot("ParamFlowSlot", runtime.OrderParamFlow, slot{}) }
 
@@ -20,11 +23,15 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 		}
 		k.rules = append(k.rules, bound{compiledRule: cr, values: cr.state.forResource(r.Name(), false), cluster: boundCluster(cr)})
 	}
+	var matched ruleutil.Matches
+	if len(s.regex) > 0 {
+		matched = s.set.Match(r.Name()) // every pattern at once, in bounded time
+	}
 	for _, cr := range s.regex {
 		if cr.grade != GradeThread && cr.grade != GradeQPS {
 			continue
 		}
-		if cr.regex.MatchString(r.Name()) {
+		if matched.Has(cr.pat) {
 			k.rules = append(k.rules, bound{compiledRule: cr, values: cr.state.forResource(r.Name(), true), cluster: boundCluster(cr)})
 		}
 	}
@@ -179,10 +186,8 @@ func (slot) NamesResource(name string) runtime.Naming {
 	if len(s.byResource[name]) > 0 {
 		return runtime.NamedExactly
 	}
-	for _, cr := range s.regex {
-		if cr.regex.MatchString(name) {
-			return runtime.NamedByPattern
-		}
+	if s.set.Any(name) {
+		return runtime.NamedByPattern
 	}
 	return runtime.NotNamed
 }

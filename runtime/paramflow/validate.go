@@ -40,6 +40,11 @@ func validateAll(rules []Rule) (runtime.RuleErrors, *ruleutil.Regexes) {
 			errs = append(errs, e)
 		}
 	}
+	if len(errs) == 0 {
+		if i, reason, ok := patterns.BuildFor(len(rules), func(i int) (string, bool) { return rules[i].Resource, rules[i].Regex }); !ok {
+			errs = append(errs, &runtime.RuleError{Index: i, Resource: rules[i].Resource, Field: "resource", Reason: reason})
+		}
+	}
 	return errs, patterns
 }
 

@@ -1,0 +1,136 @@
+package hostiletest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/internal/ruleutil"
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/authority"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
+)
+
+// counterPatterns are n patterns of about 1,600 instructions each that
+// keep Go's regexp NFA busy (after k letters, `[a-z/]*[a-z/]{0,800}` may
+// be at any of k counts) and that no name of letters matches.
+func counterPatterns(n int) []string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = fmt.Sprintf(`[a-z/]*[a-z/]{0,800}\.%d`, i)
+	}
+	return ps
+}
+
+// widePatterns are n patterns that each need an automaton of their own
+// (.*c.{10} remembers which of the last 11 runes were c) and that no name
+// leaves: the most costly set to match that the caps allow, for n =
+// ruleutil.MaxRegexAutomata.
+func widePatterns(n int) []string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = `.*` + string(rune('a'+i)) + `.{10}`
+	}
+	return ps
+}
+
+// loadRegexRules loads every pattern as a regex rule of each of the four
+// kinds that match names by pattern, and returns the first refusal.
+func loadRegexRules(t *testing.T, patterns []string) error {
+	t.Helper()
+	var fr []flow.Rule
+	var dr []degrade.Rule
+	var ar []authority.Rule
+	var pr []paramflow.Rule
+	for _, p := range patterns {
+		fr = append(fr, flow.Rule{Resource: p, Regex: true, Grade: flow.GradeQPS, Count: 0})
+		dr = append(dr, degrade.Rule{Resource: p, Regex: true, Grade: degrade.ErrorCount, Count: 5, TimeWindow: 10})
+		ar = append(ar, authority.Rule{Resource: p, Regex: true, LimitApp: "evil", Strategy: authority.Black})
+		r := paramflow.NewRule(p, 0, 5)
+		r.Regex = true
+		pr = append(pr, r)
+	}
+	t.Cleanup(func() {
+		_ = flow.LoadRules(nil)
+		_ = degrade.LoadRules(nil)
+		_ = authority.LoadRules(nil)
+		_ = paramflow.LoadRules(nil)
+	})
+	return errors.Join(flow.LoadRules(fr), degrade.LoadRules(dr), authority.LoadRules(ar), paramflow.LoadRules(pr))
+}
+
+// Forty patterns within the caps made a request to a new 2 KiB path cost
+// about a second per rule kind: every regex ran Go's NFA over the name. A rule set's patterns are now matched by automata built
+// at load, each reading the name once; a set whose automata would cost
+// too much to build (as these, whose NFA is as busy) is refused at load,
+// in bounded time, with its rule named.
+func TestRegexRulesCannotMakeBindingCostly(t *testing.T) {
+	var rules []flow.Rule
+	for _, p := range counterPatterns(40) {
+		rules = append(rules, flow.Rule{Resource: p, Regex: true, Grade: flow.GradeQPS, Count: 0})
+	}
+	defer func() { _ = flow.LoadRules(nil) }()
+	err := flow.LoadRules(rules)
+	var re *runtime.RuleError
+	if err != nil {
+		require.ErrorAs(t, err, &re)
+		assert.Equal(t, "resource", re.Field)
+		assert.Contains(t, re.Reason, "automata")
+	}
+	name := strings.Repeat("/abcdefghijklmnopqrstuvwxyz", 80)[:2048]
+	start := time.Now()
+	e, b := runtime.Entry(context.Background(), name, runtime.WithArgs(1))
+	elapsed := time.Since(start)
+	require.Nil(t, b, "no pattern matches the name")
+	e.Exit()
+	assert.Less(t, elapsed, 250*time.Millisecond, "binding a new name")
+}
+
+// The largest rule sets the caps allow, in all four kinds: binding a new
+// name of 4 KiB reads it at most MaxRegexAutomata times per kind.
+func TestRegexRulesBindANewNameInBoundedTime(t *testing.T) {
+	require.NoError(t, loadRegexRules(t, widePatterns(ruleutil.MaxRegexAutomata)))
+	name := strings.Repeat("/abcdefghijklmnopqrstuvwxyz", 160)[:4096-11] + strings.Repeat("/", 11)
+	start := time.Now()
+	e, b := runtime.Entry(context.Background(), name, runtime.WithArgs(1))
+	elapsed := time.Since(start)
+	require.Nil(t, b, "no pattern matches the name (its 11th rune from the end is not one of a..h)")
+	e.Exit()
+	// About a millisecond here; the NFA took seconds. The bound leaves
+	// room for a loaded machine and the race detector.
+	assert.Less(t, elapsed, 250*time.Millisecond, "binding a new name under four rule kinds")
+
+	// The patterns keep their meaning: a name one matches has its rules.
+	_, b = runtime.Entry(context.Background(), "/api/c/orders/12", runtime.WithArgs(1))
+	require.NotNil(t, b, "the flow rule of .*c.{10} applies (count 0)")
+	assert.Equal(t, runtime.BlockFlow, b.BlockType())
+	assert.Equal(t, `.*c.{10}`, b.Rule().ResourceName())
+	_, b = runtime.Entry(runtime.EnterContext(context.Background(), "hostile-ctx", "evil"), "/api/c/orders/12")
+	require.NotNil(t, b)
+	assert.Equal(t, runtime.BlockAuthority, b.BlockType(), "and the black list, checked first")
+}
+
+// A rule set whose patterns cannot be matched in bounded time is refused
+// whole, with its rule named, and the rules in force stay.
+func TestTooComplexRegexRulesAreRefused(t *testing.T) {
+	require.NoError(t, loadRegexRules(t, []string{`/kept/.*`}))
+	err := flow.LoadRules([]flow.Rule{
+		{Resource: "plain", Grade: flow.GradeQPS, Count: 1},
+		{Resource: `.*a.{20}`, Regex: true, Grade: flow.GradeQPS, Count: 1},
+	})
+	var re *runtime.RuleError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, 1, re.Index)
+	assert.Equal(t, "resource", re.Field)
+	assert.Contains(t, re.Reason, "states")
+	_, b := runtime.Entry(context.Background(), "/kept/x")
+	assert.NotNil(t, b, "the rules in force stay")
+}
