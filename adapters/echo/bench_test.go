@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	sentinelecho "github.com/sentinelgen/sentinelgen/adapters/echo"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 )
 
 // The framework bare, with a middleware that does nothing, and with the
@@ -32,9 +33,11 @@ func BenchmarkEcho(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/bench/order/42", nil)
 			e.ServeHTTP(w, req)
 			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
 			for b.Loop() {
 				e.ServeHTTP(w, req)
 			}
+			stop()
 		})
 	}
 }

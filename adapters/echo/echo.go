@@ -82,18 +82,14 @@ func Middleware(opts ...Option) echo.MiddlewareFunc {
 	}
 }
 
-// The handlers echo routes unmatched requests to.
-var (
-	notFound         = reflect.ValueOf(echo.NotFoundHandler).Pointer()
-	methodNotAllowed = reflect.ValueOf(echo.MethodNotAllowedHandler).Pointer()
-)
-
 // route is the pattern of the route that matched c's request, "" when none
-// did: echo then still sets a path (the closest node's), with one of its
-// own handlers.
+// did: echo then still sets a path (the closest node's), with one of the
+// handlers it routes unmatched requests to (read each time: a service may
+// replace them at start-up).
 func route(c echo.Context) string {
 	if h := c.Handler(); h != nil {
-		if p := reflect.ValueOf(h).Pointer(); p == notFound || p == methodNotAllowed {
+		p := reflect.ValueOf(h).Pointer()
+		if p == reflect.ValueOf(echo.NotFoundHandler).Pointer() || p == reflect.ValueOf(echo.MethodNotAllowedHandler).Pointer() {
 			return ""
 		}
 	}

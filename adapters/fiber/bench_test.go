@@ -7,6 +7,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	sentinelfiber "github.com/sentinelgen/sentinelgen/adapters/fiber"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 )
 
 // The framework bare, with a middleware that does nothing, and with the
@@ -38,9 +39,11 @@ func BenchmarkFiber(b *testing.B) {
 			ctx.Request.SetRequestURI("/bench/order/42")
 			h(ctx)
 			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
 			for b.Loop() {
 				h(ctx)
 			}
+			stop()
 		})
 	}
 }

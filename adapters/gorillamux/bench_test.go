@@ -8,6 +8,7 @@ import (
 	"github.com/gorilla/mux"
 
 	sentinelmux "github.com/sentinelgen/sentinelgen/adapters/gorillamux"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 )
 
 // The framework bare, with a middleware that does nothing, and with the
@@ -32,9 +33,11 @@ func BenchmarkGorillaMux(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/bench/order/42", nil)
 			r.ServeHTTP(w, req)
 			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
 			for b.Loop() {
 				r.ServeHTTP(w, req)
 			}
+			stop()
 		})
 	}
 }
