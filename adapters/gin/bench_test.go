@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	sentinelgin "github.com/sentinelgen/sentinelgen/adapters/gin"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 )
 
 // The framework bare, with a middleware that does nothing, and with the
@@ -30,9 +31,11 @@ func BenchmarkGin(b *testing.B) {
 			req := httptest.NewRequest(http.MethodGet, "/bench/order/42", nil)
 			r.ServeHTTP(w, req)
 			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
 			for b.Loop() {
 				r.ServeHTTP(w, req)
 			}
+			stop()
 		})
 	}
 }

@@ -1,0 +1,132 @@
+// Package sentinelfiber protects fiber (v2) routes with the sentinelgen
+// runtime, with the semantics of runtime/nethttp's Middleware (Spring's
+// SentinelWebInterceptor), on fasthttp:
+//
+//	app := fiber.New()
+//	app.Use(recover.New(), sentinelfiber.Middleware())
+//	app.Get("/api/order/:id", getOrder) // resource "/api/order/:id"
+//
+// Each request is an inbound web resource named after the route that
+// serves it as fiber writes it ("/api/order/:id"), without the method:
+// WithMethodPrefix names it "GET:/api/order/:id". Registered per route
+// (app.Get(path, sentinelfiber.Middleware(), handler)) it reads the route
+// from c.Route(). Registered with app.Use it runs before fiber has
+// matched the route, so it finds the route itself: the first route after
+// it in the method's stack whose path matches the request, by fiber's
+// rules (parameters, optional parameters, wildcards, case sensitivity and
+// strict routing as the app is configured), from an index of the app's
+// routes rebuilt when routes are added. Requests no route matches follow
+// the WithUnmatchedPath policy: not protected by default.
+//
+// A refused request does not reach the handler: it is answered with 429
+// Too Many Requests, "Retry-After: 1" and nethttp.BlockMessage (or by
+// WithBlockHandler). What the handler did is the route's error, for
+// circuit breakers: a panic (a *nethttp.PanicError, then let go on to
+// fiber's recover middleware, registered before this one) and a response
+// status the WithErrorStatus predicate holds for (5xx by default, a
+// *nethttp.StatusError): the response's, or, for an error the handler
+// returns, the one fiber's default error handler answers with (a
+// *fiber.Error's code, else 500). A deadline or cancellation of the
+// handler's context (c.UserContext()) makes none of it count. fasthttp
+// never tells a handler that its client hung up: a handler that finishes
+// after its client left is counted as it answers.
+//
+// c.UserContext() carries the entry: pass it to generated wrappers and
+// their resources nest under the route in runtime.Tree.
+//
+// Values fiber hands out are valid only within the handler (fasthttp
+// reuses its buffers): the adapter copies what it keeps (an unmatched
+// path, a header's origin); a URL cleaner or origin parser of your own
+// must return strings that stay valid, strings.Clone them.
+package sentinelfiber
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sentinelgen/sentinelgen/internal/web"
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+)
+
+// Middleware returns fiber middleware that protects every request it runs
+// for as an inbound resource named after the route that serves it.
+func Middleware(opts ...Option) fiber.Handler {
+	cfg := config{web: web.Config[*fiber.Ctx]{ErrorStatus: nethttp.ServerError}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	engine := web.New(cfg.web)
+	routes := &routeIndex{}
+	return func(c *fiber.Ctx) error {
+		pattern := routes.pattern(c)
+		path := ""
+		if pattern == "" && cfg.web.UnmatchedPath {
+			path = strings.Clone(c.Path()) // the resource keeps it; fasthttp reuses its bytes
+		}
+		res, name := engine.Target(c, c.Method(), pattern, path)
+		if res == nil && name == "" {
+			return c.Next() // not protected
+		}
+		parent := c.UserContext()
+		e, b := engine.Enter(parent, c, res, name)
+		if b != nil {
+			return cfg.block(c, b)
+		}
+		c.SetUserContext(e.Context())
+		defer c.SetUserContext(parent)
+		done := false
+		defer func() {
+			if !done {
+				p := recover() // nil after runtime.Goexit: the entry just exits
+				exit(engine, e, 0, p)
+				if p != nil {
+					panic(p)
+				}
+			}
+		}()
+		err := c.Next()
+		done = true
+		exit(engine, e, status(c, err), nil)
+		return err
+	}
+}
+
+func exit(engine *web.Engine[*fiber.Ctx], e *runtime.SentinelEntry, code int, p any) {
+	if err := engine.Outcome(e.Context(), code, p); err != nil {
+		e.SetError(err)
+	}
+	e.Exit()
+}
+
+// status is the response's status once the handlers returned err: fiber
+// answers an error after the middleware returns, with its error
+// handler, whose default answers a *fiber.Error's code, else 500.
+func status(c *fiber.Ctx, err error) int {
+	if err == nil {
+		return c.Response().StatusCode()
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		return fe.Code
+	}
+	return fiber.StatusInternalServerError
+}
+
+// DefaultBlockHandler answers a refused request with 429 Too Many
+// Requests, "Retry-After: 1" and nethttp.BlockMessage as a plain-text
+// body, as nethttp.DefaultBlockHandler does.
+func DefaultBlockHandler(c *fiber.Ctx, _ *runtime.BlockError) error {
+	c.Set(fiber.HeaderRetryAfter, web.RetryAfter)
+	c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
+	return c.Status(fiber.StatusTooManyRequests).SendString(web.BlockMessage + "\n")
+}
+
+func (c *config) block(fc *fiber.Ctx, b *runtime.BlockError) error {
+	if c.blockHandler != nil {
+		return c.blockHandler(fc, b)
+	}
+	return DefaultBlockHandler(fc, b)
+}

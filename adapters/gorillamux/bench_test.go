@@ -1,0 +1,43 @@
+package sentinelmux_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gorilla/mux"
+
+	sentinelmux "github.com/sentinelgen/sentinelgen/adapters/gorillamux"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
+)
+
+// The framework bare, with a middleware that does nothing, and with the
+// adapter, serving one route to a recorder: the adapter's cost is the
+// difference between the last two.
+func BenchmarkGorillaMux(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		mw   []mux.MiddlewareFunc
+	}{
+		{"bare", nil},
+		{"noop", []mux.MiddlewareFunc{func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { next.ServeHTTP(w, r) })
+		}}},
+		{"sentinelmux", []mux.MiddlewareFunc{sentinelmux.Middleware()}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			r := mux.NewRouter()
+			r.Use(bc.mw...)
+			r.HandleFunc("/bench/order/{id}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+			w := httptest.NewRecorder()
+			req := httptest.NewRequest(http.MethodGet, "/bench/order/42", nil)
+			r.ServeHTTP(w, req)
+			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
+			for b.Loop() {
+				r.ServeHTTP(w, req)
+			}
+			stop()
+		})
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package webtest
+
+func processCPU() int64 { return -1 }
