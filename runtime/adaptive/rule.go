@@ -49,7 +49,9 @@ type Rule struct {
 	// RTTTolerance is how much slower than the unloaded response time the
 	// calls may run before the limit shrinks: the limit settles where
 	// response times are RTTTolerance times the unloaded ones. Default
-	// 1.1; from 1 to 10.
+	// 1.1, for response times that vary little from call to call; 1.25 or
+	// more where they vary as much as their mean, whose noise would
+	// otherwise sink the limit. From 1 to 10.
 	RTTTolerance float64 `json:"rttTolerance"`
 	// SampleIntervalMs is how often the limit is recomputed, at the
 	// earliest. Default 100.
