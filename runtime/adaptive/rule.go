@@ -1,6 +1,7 @@
 package adaptive
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -73,6 +74,19 @@ type Rule struct {
 	// have refused are counted apart (runtime.Resource.DryRunBlockCount,
 	// the block log's dry-run lines), and nothing waits.
 	DryRun bool `json:"dryRun,omitempty"`
+}
+
+// UnmarshalJSON reads a rule with the defaults filled in for the fields it
+// leaves out or sets to 0, so that a decoded rule reads as the rule in
+// force.
+func (r *Rule) UnmarshalJSON(data []byte) error {
+	type plain Rule // without this method
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*r = Rule(p).withDefaults()
+	return nil
 }
 
 // ResourceName is the rule's resource.
