@@ -25,6 +25,10 @@
 //   - EntryExitRTHistogram (histogram_test.go): EntryExitNoRules with the
 //     resource's response-time histogram on, the histogram's cost;
 //
+//   - EntryExitAdaptive and EntryExitFlowThreads (adaptive_test.go): an
+//     adaptive concurrency rule whose limit is never reached, against a
+//     thread-grade flow rule, Java's fixed limit on calls in flight;
+//
 //   - Scale* (scale_test.go): the full target as resources (called round
 //     robin), rules per resource and goroutines grow;
 //

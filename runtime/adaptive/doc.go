@@ -29,8 +29,8 @@
 //     calls back, and a higher limit would be untested.
 //   - Every ProbeIntervalMs (60 s, less up to 10% jitter) and at the start,
 //     the limit drops to MinLimit (3) until ProbeSamples (50) effective
-//     samples of calls admitted at that concurrency are in (at most
-//     2 s or 20 intervals): their response time is minRTT, the unloaded
+//     samples of calls admitted at that concurrency are in (for at most
+//     the longer of 2 s and 20 intervals): their response time is minRTT, the unloaded
 //     time. Then the limit goes back to where it was. Calls admitted
 //     before the probe, and during it, are not samples of the intervals
 //     around it.

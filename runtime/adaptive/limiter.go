@@ -14,19 +14,22 @@ import (
 // sample interval the first call to exit recomputes the limit under mu,
 // taken with TryLock: a call that finds it taken goes on without waiting.
 type limiter struct {
-	rule atomic.Pointer[Rule] // with defaults filled in
-
-	limit    atomic.Int64
+	// inFlight, written by every call, has a cache line of its own; the
+	// fields every call reads share the next.
 	inFlight atomic.Int64
-	peak     atomic.Int64 // most calls in flight since the last recomputation
-	cur      atomic.Pointer[window]
-	next     atomic.Int64 // when the current interval ends (Unix ms); 0 before the first exit
+	_        [56]byte
+
+	rule  atomic.Pointer[Rule] // with defaults filled in
+	limit atomic.Int64
+	cur   atomic.Pointer[window]
+	next  atomic.Int64 // when the current interval ends (Unix ms); 0 before the first exit
 	// skipBefore drops the samples of calls started at or before it: those
 	// admitted before a probe began (they ran at the old concurrency) and
 	// those admitted during it (they ran at the probe's).
 	skipBefore atomic.Int64
 	probing    atomic.Bool
 	minRTT     atomic.Uint64 // float64 bits: the unloaded response time in ms; 0 unknown
+	peak       atomic.Int64  // most calls in flight since the last recomputation
 
 	mu      sync.Mutex
 	windows [2]window
@@ -47,7 +50,7 @@ type limiter struct {
 const maxCarry = 10
 
 func newLimiter(r *Rule) *limiter {
-	l := &limiter{seed: hash(r.Resource)}
+	l := &limiter{seed: hash(r.Resource), windows: [2]window{newWindow(), newWindow()}}
 	l.rule.Store(r)
 	l.cur.Store(&l.windows[0])
 	// A limiter begins with a probe: it knows nothing of the resource's
@@ -98,11 +101,12 @@ func (l *limiter) notePeak(n int64) {
 }
 
 // release gives back a call's slot; rt >= 0 is its response time in ms, to
-// learn from, when it started at start; rt < 0 teaches nothing.
-func (l *limiter) release(start, rt, now int64) {
+// learn from, when it started at start; rt < 0 teaches nothing. stripe is
+// the call's processor stripe.
+func (l *limiter) release(start, rt, now int64, stripe int) {
 	l.inFlight.Add(-1)
 	if rt >= 0 && start > l.skipBefore.Load() {
-		l.cur.Load().add(rt)
+		l.cur.Load().add(stripe, rt)
 	}
 	if now >= l.next.Load() {
 		l.update(now)

@@ -1,6 +1,7 @@
 package adaptive
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -49,7 +50,9 @@ type Rule struct {
 	// RTTTolerance is how much slower than the unloaded response time the
 	// calls may run before the limit shrinks: the limit settles where
 	// response times are RTTTolerance times the unloaded ones. Default
-	// 1.1; from 1 to 10.
+	// 1.1, for response times that vary little from call to call; 1.25 or
+	// more where they vary as much as their mean, whose noise would
+	// otherwise sink the limit. From 1 to 10.
 	RTTTolerance float64 `json:"rttTolerance"`
 	// SampleIntervalMs is how often the limit is recomputed, at the
 	// earliest. Default 100.
@@ -71,6 +74,19 @@ type Rule struct {
 	// have refused are counted apart (runtime.Resource.DryRunBlockCount,
 	// the block log's dry-run lines), and nothing waits.
 	DryRun bool `json:"dryRun,omitempty"`
+}
+
+// UnmarshalJSON reads a rule with the defaults filled in for the fields it
+// leaves out or sets to 0, so that a decoded rule reads as the rule in
+// force.
+func (r *Rule) UnmarshalJSON(data []byte) error {
+	type plain Rule // without this method
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*r = Rule(p).withDefaults()
+	return nil
 }
 
 // ResourceName is the rule's resource.

@@ -32,6 +32,13 @@ func TestTheJSONFieldsAreJavaStyle(t *testing.T) {
 		SampleIntervalMs: 200, MinSamples: 5, ProbeIntervalMs: 30000, ProbeSamples: 20, MaxQueueingTimeMs: 5, DryRun: true}, r)
 }
 
+func TestJSONLeavingFieldsOutTakesTheDefaults(t *testing.T) {
+	var r adaptive.Rule
+	require.NoError(t, json.Unmarshal([]byte(`{"resource":"a","maxLimit":0,"rttTolerance":1.5}`), &r))
+	assert.Equal(t, adaptive.Rule{Resource: "a", MinLimit: 3, MaxLimit: 1000, InitialLimit: 20, RTTTolerance: 1.5,
+		SampleIntervalMs: 100, MinSamples: 20, ProbeIntervalMs: 60000, ProbeSamples: 50}, r)
+}
+
 func TestInvalidRulesAreRefusedWholeWithEachProblem(t *testing.T) {
 	load(t, adaptive.Rule{Resource: "kept"})
 	err := adaptive.LoadRules([]adaptive.Rule{

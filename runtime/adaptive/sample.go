@@ -1,28 +1,49 @@
 package adaptive
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
+)
 
 // maxSampleMs caps one call's response time in the sums: a call stuck for
 // hours counts as a minute, so that the squares cannot overflow.
 const maxSampleMs = 60000
 
 // window collects the response times of the calls that exit in one sample
-// interval: their count, sum and sum of squares. Calls add to it with
-// atomics; the limiter reads and resets it at the interval's end.
+// interval: their count, sum and sum of squares. Calls add to their
+// processor's stripe (each on its own cache line) with atomics; the
+// limiter reads and resets every stripe at the interval's end.
 type window struct {
-	n, sum, sumSq atomic.Int64
+	stripes []windowStripe
 }
 
-func (w *window) add(rt int64) {
+type windowStripe struct {
+	n, sum, sumSq atomic.Int64
+	_             [64 - 24]byte // a cache line each: parallel exits share none
+}
+
+func newWindow() window { return window{stripes: make([]windowStripe, stat.Stripes())} }
+
+// add counts a response time of rt ms on stripe i (runtime.Call.Stripe).
+func (w *window) add(i int, rt int64) {
 	rt = min(max(rt, 0), maxSampleMs)
-	w.n.Add(1)
-	w.sum.Add(rt)
-	w.sumSq.Add(rt * rt)
+	s := &w.stripes[i&(len(w.stripes)-1)]
+	s.n.Add(1)
+	if rt > 0 { // a call that took no time weighs nothing: spare two adds
+		s.sum.Add(rt)
+		s.sumSq.Add(rt * rt)
+	}
 }
 
 // take returns what w holds and empties it.
 func (w *window) take() sums {
-	return sums{n: w.n.Swap(0), sum: w.sum.Swap(0), sumSq: w.sumSq.Swap(0)}
+	var out sums
+	for i := range w.stripes {
+		s := &w.stripes[i]
+		out.add(sums{n: s.n.Swap(0), sum: s.sum.Swap(0), sumSq: s.sumSq.Swap(0)})
+	}
+	return out
 }
 
 // sums are response times collected over one or more intervals.

@@ -59,6 +59,7 @@ type phase struct {
 	cheapRate  float64 // cheap (no-op) calls per second
 	cheapWork  float64 // ms of work each
 	slowdown   float64 // real calls' work is simL0 times this; 0 means 1
+	expWork    bool    // work exponentially distributed (mean simL0) rather than within ±25%
 	record     bool    // count this phase's calls in the results
 	settleSecs float64 // results start this long after the phase began
 }
@@ -151,6 +152,9 @@ func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResu
 			case now >= nextArrival:
 				cheap := rng.Float64()*total >= ph.rate
 				work := simL0 * (0.75 + 0.5*rng.Float64()) * max(ph.slowdown, 1)
+				if ph.expWork {
+					work = simL0 * rng.ExpFloat64() * max(ph.slowdown, 1)
+				}
 				if cheap {
 					work = ph.cheapWork
 				}

@@ -77,5 +77,5 @@ func (l *limiter) Exit(c *runtime.Call) {
 	if c.BlockError() == nil && !c.Waited() {
 		rt = c.ExitMillis() - c.StartMillis()
 	}
-	l.release(c.StartMillis(), rt, c.ExitMillis())
+	l.release(c.StartMillis(), rt, c.ExitMillis(), c.Stripe())
 }

@@ -70,3 +70,10 @@ func TestDetectKindKnowsAdaptiveFiles(t *testing.T) {
 		assert.Equal(t, "adaptive", k.Name(), name)
 	}
 }
+
+// A misspelt field is a warning that names the field meant and its real
+// default.
+func TestAMisspeltAdaptiveFieldIsAWarningWithItsDefault(t *testing.T) {
+	ps := datasource.Check("adaptive.json", []byte(`[{"resource":"a","maxLimt":5}]`), datasource.Adaptive, nil)
+	assert.Equal(t, []string{`adaptive.json:1:18: rule 0 (resource "a"): warning: maxLimt is not a field of this rule; did you mean "maxLimit"? It is ignored, as Java ignores unknown fields, so maxLimit keeps its default 1000`}, problemStrings(ps))
+}

@@ -97,6 +97,7 @@ func FuzzDecodeJava(f *testing.F) {
 	f.Add([]byte(`{"paramFlow":[{"resource":"a","paramIdx":-1,"count":1,"paramFlowItemList":[{"object":"7","classType":"int","count":1}]}]}`))
 	f.Add([]byte("// Java's template\n{\"flow\":[{\"resource\":\"test\",\"count\":\"0.0\",\"refResource\":null,\"clusterMode\":\"true\",\"clusterConfig\":{\"flowId\":\"1\"}}],}"))
 	f.Add([]byte(`{"degrade":[{"resource":"a","count":"1","timeWindow":10.0,"minRequestAmount":"5.0"}],"paramFlow":[{"resource":"b","paramIdx":"0","controlBehavior":1,"paramItem":{}}]}`))
+	f.Add([]byte(`{"adaptive":[{"resource":"a","minLimit":"2","maxLimit":1e9,"rttTolerance":"NaN","probeIntervalMs":-1}]}`))
 	if files, _ := filepath.Glob("testdata/*.json"); len(files) > 0 {
 		for _, name := range files {
 			if data, err := os.ReadFile(name); err == nil {
@@ -104,7 +105,7 @@ func FuzzDecodeJava(f *testing.F) {
 			}
 		}
 	}
-	kinds := []datasource.Kind{datasource.Flow, datasource.Degrade, datasource.System, datasource.Authority, datasource.ParamFlow, datasource.Combined}
+	kinds := []datasource.Kind{datasource.Flow, datasource.Degrade, datasource.System, datasource.Authority, datasource.ParamFlow, datasource.Adaptive, datasource.Combined}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, k := range kinds {
 			rs, err := k.Decode("f.json", data)

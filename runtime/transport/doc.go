@@ -37,7 +37,7 @@
 //	clusterNode, clusterNodeById, cnode    each resource across contexts (Java's NodeVo JSON, or text)
 //	origin                                 a resource's callers (text)
 //	systemStatus                           inbound QPS, RT and threads
-//	getRules, setRules                     type=flow|degrade|system|authority; data=JSON array
+//	getRules, setRules                     type=flow|degrade|system|authority|adaptive; data=JSON array (adaptive: this runtime's own kind)
 //	getParamFlowRules, setParamFlowRules   hot-parameter rules
 //	metric                                 per-second counts (MetricNode lines)
 //	getSwitch, setSwitch                   the global switch (runtime.SetEnabled)

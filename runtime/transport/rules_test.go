@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/runtime/adaptive"
 	"github.com/sentinelgen/sentinelgen/runtime/authority"
 	"github.com/sentinelgen/sentinelgen/runtime/dashboard"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
@@ -63,6 +64,13 @@ var dashboardRules = []struct {
 			require.Len(t, rs, 1)
 			assert.Equal(t, "appA,appB", rs[0].LimitApp)
 		}},
+	{"adaptive", datasource.Adaptive, // this runtime's own kind: Java's dashboard never sends it
+		`[{"resource":"getOrder","minLimit":3,"maxLimit":200,"initialLimit":20,"rttTolerance":1.25,"sampleIntervalMs":100,"minSamples":20,"probeIntervalMs":60000,"probeSamples":50,"maxQueueingTimeMs":0}]`,
+		func(t *testing.T) {
+			rs := adaptive.Rules()
+			require.Len(t, rs, 1)
+			assert.Equal(t, 200, rs[0].MaxLimit)
+		}},
 	{"paramFlow", datasource.ParamFlow,
 		`[{"burstCount":0,"clusterConfig":{"fallbackToLocalWhenFail":true,"sampleCount":1,"thresholdType":0,"windowIntervalMs":1000},"clusterMode":false,"controlBehavior":0,"count":10.0,"durationInSec":1,"grade":1,"limitApp":"default","maxQueueingTimeMs":0,"paramFlowItemList":[{"classType":"java.lang.String","count":20,"object":"vip"}],"paramIdx":0,"resource":"listOrders"}]`,
 		func(t *testing.T) {
@@ -80,6 +88,7 @@ func clearRules(t *testing.T) {
 	require.NoError(t, system.LoadRules(nil))
 	require.NoError(t, authority.LoadRules(nil))
 	require.NoError(t, paramflow.LoadRules(nil))
+	require.NoError(t, adaptive.LoadRules(nil))
 }
 
 func setRules(t *testing.T, srv *transport.Server, kind, data string) (int, string) {
@@ -259,6 +268,7 @@ func clearRulesTB(tb testing.TB) {
 	_ = system.LoadRules(nil)
 	_ = authority.LoadRules(nil)
 	_ = paramflow.LoadRules(nil)
+	_ = adaptive.LoadRules(nil)
 }
 
 // Java's AuthorityRuleManager keeps one rule per resource, the first, and
