@@ -43,11 +43,14 @@ func TestReloadingUnchangedRulesStartsNoNewBlockLogLine(t *testing.T) {
 		{"paramFlow", `[{"resource":"reload.param","paramIdx":0,"count":0}]`, func() *runtime.BlockError {
 			return enter(context.Background(), "reload.param", runtime.WithArgs("x"))
 		}},
+		{"adaptive", `[{"resource":"reload.adaptive","minLimit":1,"maxLimit":1,"initialLimit":1}]`, func() *runtime.BlockError {
+			return enter(context.Background(), "reload.adaptive") // one call holds the one slot
+		}},
 	}
 	for _, k := range kinds {
 		t.Run(k.section, func(t *testing.T) {
 			t.Cleanup(func() {
-				_, _ = datasource.Load("clear", []byte(`{"flow":[],"degrade":[],"system":[],"authority":[],"paramFlow":[]}`), datasource.Combined)
+				_, _ = datasource.Load("clear", []byte(`{"flow":[],"degrade":[],"system":[],"authority":[],"paramFlow":[],"adaptive":[]}`), datasource.Combined)
 			})
 			other := "authority"
 			if k.section == other {
@@ -69,6 +72,11 @@ func TestReloadingUnchangedRulesStartsNoNewBlockLogLine(t *testing.T) {
 						e.Exit(runtime.WithError(errors.New("boom")))
 					}
 				}
+			}
+			if k.section == "adaptive" {
+				held, b := runtime.Entry(context.Background(), "reload.adaptive")
+				require.Nil(t, b)
+				t.Cleanup(func() { held.Exit() })
 			}
 			runtime.FlushBlockLog()
 			logs := logtest.Capture(t)
