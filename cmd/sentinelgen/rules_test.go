@@ -93,3 +93,20 @@ func TestRulesCheckReadsAdaptiveRules(t *testing.T) {
 	assert.Equal(t, `rules/sentinel.json:2:15: adaptive: rule 0 (resource "getOrder"): note: dry run: admits every call, counting those it would block (Java Sentinel has no adaptive rule)
 `, stdout)
 }
+
+// A misspelt field protects nothing as its author meant ("cout" leaves
+// count at 0: every call blocked): rules check says which field was meant,
+// and a refusal the typo causes names it.
+func TestRulesCheckWarnsOnMisspeltFields(t *testing.T) {
+	_, env := module(t, map[string]string{
+		"rules/flow.json":     `[{"resource": "getOrder", "grade": 1, "cout": 3, "id": 7, "gmtCreate": 1}]`,
+		"rules/bad-flow.json": `[{"resource": "getOrder", "count": 3, "strategy": 1, "refResorce": "other"}]`,
+	})
+	code, stdout, stderr := sentinelgen(env, "rules", "check", "rules/flow.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, stdout, `rules/flow.json:1:39: rule 0 (resource "getOrder"): warning: cout is not a field of this rule; did you mean "count"? It is ignored, as Java ignores unknown fields, so count keeps its default 0`+"\n")
+	assert.NotContains(t, stdout, "gmtCreate", "the dashboard's own fields stay quiet")
+	code, _, stderr = sentinelgen(env, "rules", "check", "rules/bad-flow.json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, `(the rule has "refResorce": did you mean "refResource"?)`)
+}

@@ -67,6 +67,11 @@ func newLimiter(r *Rule) *limiter {
 func (l *limiter) setRule(r *Rule) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if cur := l.rule.Load(); cur != nil && *cur == *r {
+		// The same rule reloaded: BlockError.Rule and the block log's key
+		// stay the same, so the reload starts no new block-log line.
+		r = cur
+	}
 	l.rule.Store(r)
 	l.est = l.clamp(r, l.est)
 	l.saved = l.clamp(r, l.saved)

@@ -66,12 +66,13 @@ func Strict() bool { return strict.Load() }
 // every one of them (see ValidateRules). An invalid set is refused whole and
 // the rules in force stay. Nil or empty clears.
 func LoadRules(rules []Rule) error {
+	loadMu.Lock()
+	defer loadMu.Unlock()
 	s, err := compile(rules)
 	if err != nil {
 		return err
 	}
-	loadMu.Lock()
-	defer loadMu.Unlock()
+	s.keepIdentities(current.Load())
 	current.Store(s)
 	runtime.RulesChanged()
 	return nil
@@ -101,6 +102,32 @@ func Rules() []Rule {
 // Property is the authority rules' property, which data sources update
 // (Java's AuthorityRuleManager.register2Property).
 func Property() *runtime.Property[[]Rule] { return property }
+
+// keepIdentities points each compiled rule equal to one of old at old's
+// rule, so that BlockError.Rule and the block log's key survive a reload
+// of an unchanged rule.
+func (s *ruleSet) keepIdentities(old *ruleSet) {
+	if old == nil {
+		return
+	}
+	prev := map[Rule]*Rule{}
+	for _, c := range old.exact {
+		prev[*c.rule] = c.rule
+	}
+	for _, c := range old.patterns {
+		prev[*c.rule] = c.rule
+	}
+	for _, c := range s.exact {
+		if p := prev[*c.rule]; p != nil {
+			c.rule = p
+		}
+	}
+	for _, c := range s.patterns {
+		if p := prev[*c.rule]; p != nil {
+			c.rule = p
+		}
+	}
+}
 
 func compile(rules []Rule) (*ruleSet, error) {
 	s := &ruleSet{rules: append([]Rule(nil), rules...), exact: map[string]*compiled{}}

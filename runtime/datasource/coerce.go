@@ -21,7 +21,8 @@ type walker struct {
 	warns []Warning
 	errs  map[string]runtime.RuleErrors
 	offs  map[string][]int
-	typos map[string][]typo // misspelt fields, per section
+	typos map[string][]typo  // misspelt fields, per section
+	near  map[nearKey]string // nearField's answers, up to maxNear names
 
 	lines   lineIndex
 	more    int  // warnings past MaxWarnings, counted only
@@ -265,11 +266,31 @@ func (w *walker) boolean(v *hujson.Value, lit hujson.Literal, path string) {
 	w.warn(v.StartOffset, path, fmt.Sprintf("%s is not a boolean; read as %t, as fastjson reads it", string(lit), b))
 }
 
+// nearKey is a member name of an object of schema s.
+type nearKey struct {
+	s    *schema
+	name string
+}
+
+// maxNear bounds the answers a walk remembers: a document repeating its
+// unknown fields (a dashboard export's id, app, ... in each rule) asks once.
+const maxNear = 1024
+
 // typo warns on an unknown member that is near a field of s, and keeps
 // it for the refusal it may cause.
 func (w *walker) typo(m *hujson.ObjectMember, s *schema, path string) {
 	found := string(memberName(m))
-	want := s.nearField(found)
+	k := nearKey{s, found}
+	want, ok := w.near[k]
+	if !ok {
+		want = s.nearField(found)
+		if w.near == nil {
+			w.near = map[nearKey]string{}
+		}
+		if len(w.near) < maxNear {
+			w.near[k] = want
+		}
+	}
 	if want == "" {
 		return
 	}
@@ -277,6 +298,10 @@ func (w *walker) typo(m *hujson.ObjectMember, s *schema, path string) {
 		w.typos = map[string][]typo{}
 	}
 	w.typos[w.section] = append(w.typos[w.section], typo{rule: w.index, found: path + found, want: path + want})
+	if len(w.warns) >= MaxWarnings {
+		w.more++ // counted only: no message to build
+		return
+	}
 	w.warn(m.Name.StartOffset, path+found, typoMessage(path+want, s.defs[want]))
 }
 

@@ -21,9 +21,13 @@
 // Combined. Field names and numeric codes are Java's; enum fields also take
 // readable names ("grade": "QPS"); fields absent from a rule take Java's
 // defaults; unknown fields (id, app, ip, port, gmtCreate, gmtModified,
-// passCount, ... from dashboard exports) are ignored. In a combined
-// document, a kind whose key is absent is left alone; an unknown key is an
-// error.
+// passCount, ... from dashboard exports) are ignored. An unknown field
+// near a field of its rule kind ("cout", "controlBehaviour", "refResorce":
+// one edit from a field of 4 to 7 letters, two from a longer one; never a
+// field Java or the dashboard writes) is a Warning naming the field it
+// probably means, and a refusal it causes (a required field left blank)
+// names it too. In a combined document, a kind whose key is absent is left
+// alone; an unknown key is an error, with the nearest kind suggested.
 //
 // # As Java's parsers read it
 //
@@ -113,7 +117,9 @@
 //
 // Kind.Encode writes the rules in force as Java-compatible JSON; package
 // datasource/file writes them atomically. EncodeChecked also checks that
-// what is written loads again.
+// what is written loads again. Rules from a writer that knows nothing of
+// dryRun (Java's dashboard) go through KeepDryRun before Load, so that a
+// push never switches a dry run into enforcing.
 //
 // # Sources
 //

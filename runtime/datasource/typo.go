@@ -36,6 +36,7 @@ var quietFields = func() map[string]bool {
 		// gateway rule's paramItem.
 		"hotItems", "parsedHotItems", "paramItem",
 	} {
+		m[f] = true // as written: the fast path's lookup, no lowering
 		m[strings.ToLower(f)] = true
 	}
 	return m
@@ -59,14 +60,20 @@ func typoLimit(n int) int {
 
 // nearField is the field of object schema s that the unknown member name
 // probably means, or "". Case alone never makes a typo: encoding/json
-// matches names in any case.
+// matches names in any case. Its cost is bounded whatever the name: only
+// fields of a length within the limit are compared, names over
+// maxTypoName bytes never are.
 func (s *schema) nearField(name string) string {
-	if quietFields[strings.ToLower(name)] || len(name) > 64 {
+	if len(name) > maxTypoName || quietFields[name] || quietFields[strings.ToLower(name)] {
 		return ""
 	}
 	lower := strings.ToLower(name)
 	best, bestD := "", -1
 	for known := range s.fields {
+		limit := typoLimit(len(known))
+		if limit == 0 || len(lower) < len(known)-limit || len(lower) > len(known)+limit {
+			continue // too short or too long to be within the limit
+		}
 		d := suggest.Distance(lower, strings.ToLower(known))
 		if d > typoLimit(len(known)) {
 			continue
@@ -77,6 +84,10 @@ func (s *schema) nearField(name string) string {
 	}
 	return best
 }
+
+// maxTypoName is the longest member name checked for a typo: longer than
+// any rule field and its limit.
+const maxTypoName = 64
 
 // typo is a misspelt field of one rule: found in the document, want the
 // field it probably means, both as paths inside the rule
@@ -102,12 +113,16 @@ func typoMessage(want, def string) string {
 // "refResorce": did you mean "refResource"?)`. index maps a refusal's
 // index to the rule's index in the document.
 func explainTypos(errs runtime.RuleErrors, typos []typo, index func(int) int) {
-	if len(typos) == 0 {
+	if len(typos) == 0 || len(errs) == 0 {
 		return
 	}
+	byRule := map[int][]typo{} // a document may have a typo in each of its rules
+	for _, t := range typos {
+		byRule[t.rule] = append(byRule[t.rule], t)
+	}
 	for _, e := range errs {
-		for _, t := range typos {
-			if t.rule == index(e.Index) && t.want == e.Field {
+		for _, t := range byRule[index(e.Index)] {
+			if t.want == e.Field {
 				e.Reason += fmt.Sprintf(" (the rule has %q: did you mean %q?)", t.found, t.want)
 			}
 		}

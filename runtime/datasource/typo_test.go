@@ -155,3 +155,47 @@ func TestDashboardAndJavaFieldsAreNeverTypos(t *testing.T) {
 		}
 	}
 }
+
+// An attacker's file: every rule misspells fields, each a distinct name.
+// The warnings stay bounded (the first MaxWarnings, then a count), every
+// typo is still counted, and each name costs a bounded comparison.
+func TestMisspeltFieldsInEveryRuleAreBounded(t *testing.T) {
+	doc := misspeltDoc(5_000)
+	set, err := datasource.Flow.Decode("flow.json", doc)
+	require.NoError(t, err)
+	ws := set.Warnings()
+	require.Len(t, ws, datasource.MaxWarnings+1)
+	assert.Equal(t, fmt.Sprintf("and %d more warnings", 3*5_000-datasource.MaxWarnings), ws[len(ws)-1].Message)
+	long := fmt.Sprintf(`[{"resource":"a","count":1,%q:1}]`, strings.Repeat("controlBehavior", 100))
+	set, err = datasource.Flow.Decode("flow.json", []byte(long))
+	require.NoError(t, err)
+	assert.Empty(t, typoWarnings(set.Warnings()), "a name far longer than any field is no typo")
+}
+
+// misspeltDoc is n flow rules, each with three misspelt fields of names
+// no other rule uses.
+func misspeltDoc(n int) []byte {
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"resource":"r%d","count":1,"coun%d":3,"controlBehaviour":1,"refResorce%d":"x"}`, i, i%10, i%10)
+	}
+	sb.WriteByte(']')
+	return []byte(sb.String())
+}
+
+// BenchmarkDecodeMisspelt10000 decodes 10,000 flow rules with three
+// misspelt fields each: the walk for typos at its worst.
+func BenchmarkDecodeMisspelt10000(b *testing.B) {
+	doc := misspeltDoc(10_000)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := datasource.Flow.Decode("flow.json", doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -65,6 +65,11 @@ func newBreaker(rule *Rule, resource string) *breaker {
 // setRule makes rule the breaker's rule: at creation, and when an equal
 // rule (DryRun aside) is loaded again.
 func (b *breaker) setRule(rule *Rule) {
+	if cur := b.rule.Load(); cur != nil && *cur == *rule {
+		// The same rule reloaded: BlockError.Rule and the block log's key
+		// stay the same, so the reload starts no new block-log line.
+		return
+	}
 	if rule.DryRun {
 		b.wasDry.Store(true)
 	}

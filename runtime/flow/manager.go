@@ -140,6 +140,12 @@ func install(rules []Rule, patterns *ruleutil.Regexes) {
 			if old != nil {
 				if prev := old.byKey[k]; prev != nil {
 					cr.states = prev.states
+					if prev.rule.DryRun == r.DryRun {
+						// The same rule: BlockError.Rule and the block log's
+						// key stay the same across the reload, so a reload
+						// of unchanged rules starts no new block-log line.
+						cr.rule = prev.rule
+					}
 				}
 			}
 			if r.Regex {

@@ -65,6 +65,10 @@ type ruleSet struct {
 	regex      []*compiledRule            // pattern by pattern, each in Java's order
 	set        *ruleutil.PatternSet       // the regex rules' patterns, matched together
 	states     map[string]*ruleState      // by rule identity, for reloads
+	// ruleOf is each identity's rule in force, DryRun included: an equal
+	// rule reloaded keeps it, so that BlockError.Rule and the block log's
+	// key survive the reload.
+	ruleOf map[string]*Rule
 }
 
 var (
@@ -114,8 +118,9 @@ func LoadRules(rules []Rule) error {
 	loadMu.Lock()
 	defer loadMu.Unlock()
 	var old map[string]*ruleState
+	var oldRules map[string]*Rule
 	if s := inForce.Load(); s != nil {
-		old = s.states
+		old, oldRules = s.states, s.ruleOf
 	}
 	if len(rules) == 0 {
 		inForce.Store(nil)
@@ -126,6 +131,7 @@ func LoadRules(rules []Rule) error {
 		byResource: map[string][]*compiledRule{},
 		states:     map[string]*ruleState{},
 		set:        patterns.Set(),
+		ruleOf:     map[string]*Rule{},
 	}
 	for _, r := range rules {
 		s.rules = append(s.rules, copyRule(r))
@@ -146,6 +152,10 @@ func LoadRules(rules []Rule) error {
 				continue // counts 0 and -0, two rules to Java, are one here
 			}
 			cr := compileWith(r, patterns)
+			if p := oldRules[id]; p != nil && p.DryRun == r.DryRun {
+				cr.rule = p
+			}
+			s.ruleOf[id] = cr.rule
 			st := old[id]
 			if st == nil {
 				st = &ruleState{capacity: capacityFor(cr.durationSec), byName: map[string]*cache{}}

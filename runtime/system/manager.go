@@ -12,7 +12,11 @@ import (
 // across the rules, and the rule that set it (BlockError.Rule returns it).
 // It is immutable once published.
 type thresholds struct {
-	rules []Rule // as loaded; the *Rule fields below point into it
+	rules []Rule // as loaded
+	// ptrs are the rules the *Rule fields below point to, one per rule:
+	// into rules, or to the equal rule of the set loaded before, so that
+	// BlockError.Rule and the block log's key survive a reload.
+	ptrs []*Rule
 
 	load, cpu, qps    float64
 	rt, thread        int64
@@ -96,9 +100,9 @@ func LoadRules(rules []Rule) error {
 	if err := ValidateRules(rules); err != nil {
 		return err
 	}
-	t := compile(rules)
 	loadMu.Lock()
 	defer loadMu.Unlock()
+	t := compile(rules, inForce.Load())
 	if t.needsReadings() {
 		startSampler()
 	} else {
@@ -118,10 +122,26 @@ func LoadRules(rules []Rule) error {
 
 // compile takes the strictest value of each threshold across the
 // enforcing rules, and apart from them across the dry-run rules.
-func compile(rules []Rule) *thresholds {
-	t := &thresholds{rules: append([]Rule(nil), rules...)}
-	t.strictest(t.rules, false)
-	if d := (&thresholds{}); d.strictest(t.rules, true) {
+// old is the set in force, whose rules equal ones keep (nil: none).
+func compile(rules []Rule, old *thresholds) *thresholds {
+	t := &thresholds{rules: append([]Rule(nil), rules...), ptrs: make([]*Rule, len(rules))}
+	prev := map[Rule]*Rule{}
+	if old != nil {
+		for _, p := range old.ptrs {
+			if prev[*p] == nil {
+				prev[*p] = p
+			}
+		}
+	}
+	for i := range t.rules {
+		if p := prev[t.rules[i]]; p != nil {
+			t.ptrs[i] = p
+		} else {
+			t.ptrs[i] = &t.rules[i]
+		}
+	}
+	t.strictest(t.ptrs, false)
+	if d := (&thresholds{}); d.strictest(t.ptrs, true) {
 		t.dry = d
 	}
 	return t
@@ -129,9 +149,8 @@ func compile(rules []Rule) *thresholds {
 
 // strictest sets t from those of rules whose DryRun is dry, and reports
 // whether any threshold was set.
-func (t *thresholds) strictest(rules []Rule, dry bool) bool {
-	for i := range rules {
-		r := &rules[i]
+func (t *thresholds) strictest(rules []*Rule, dry bool) bool {
+	for _, r := range rules {
 		if r.DryRun != dry {
 			continue
 		}

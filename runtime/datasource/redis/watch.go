@@ -44,8 +44,9 @@ type Source struct {
 // published between the two is not missed. The first read happens before
 // Watch returns (bounded by WithTimeout); its outcome is src.LastError()
 // (nil: loaded). An absent key, a refused document or an unreachable
-// server do not make Watch fail: the rules in force are kept, and the
-// source keeps trying. err is non-nil for a nil client or kind, an empty
+// server do not make Watch fail: none of the key's rules are in force
+// (the log says so), rules from elsewhere stay, and the source keeps
+// trying. err is non-nil for a nil client or kind, an empty
 // key or channel, or a ctx already done.
 func Watch(ctx context.Context, client redis.UniversalClient, key, channel string, kind datasource.Kind, opts ...Option) (*Source, error) {
 	switch {
