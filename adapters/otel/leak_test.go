@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.uber.org/goleak"
 
 	sentinelotel "github.com/sentinelgen/sentinelgen/adapters/otel"
 )

@@ -8,15 +8,18 @@ import (
 
 func TestAFamilyNotListedYetGetsADerivedName(t *testing.T) {
 	for family, want := range map[string]instrument{
-		"sentinel_cluster_fallback_total":        {"sentinel.cluster_fallback", "1", counter, true},
-		"sentinel_cluster_latency_seconds":       {"sentinel.cluster_latency", "s", gauge, true},
-		"sentinel_adaptive_limit":                {"sentinel.adaptive_limit", "1", gauge, true},
-		"sentinel_outage_duration_seconds_total": {"sentinel.outage_duration", "s", counter, true},
+		"sentinel_cluster_fallback_total":        {"sentinel.cluster_fallback", "1", counter, true, nil},
+		"sentinel_cluster_latency_seconds":       {"sentinel.cluster_latency", "s", gauge, true, nil},
+		"sentinel_queue_depth":                   {"sentinel.queue_depth", "1", gauge, true, nil},
+		"sentinel_outage_duration_seconds_total": {"sentinel.outage_duration", "s", counter, true, nil},
 	} {
 		assert.Equal(t, want, derivedInstrument(family), family)
 	}
 	assert.Equal(t, "sentinel.circuit_breaker.state", string(attributeKey("to")))
 	assert.Equal(t, "sentinel.shard", string(attributeKey("shard")), "an unknown label, in the namespace")
+	dep := families["sentinel_dependency_up"]
+	assert.Equal(t, "sentinel.dependency.kind", string(dep.attributeKey("kind")), "a dependency's kind is not a rule kind")
+	assert.Equal(t, "sentinel.rule.kind", string(families["sentinel_rules"].attributeKey("kind")))
 }
 
 func TestEveryListedInstrumentHasItsOwnName(t *testing.T) {
