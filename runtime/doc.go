@@ -175,9 +175,30 @@
 // docs/java-differences.md in the repository lists every difference from
 // Java, the rule packages' included.
 //
+// # Observers
+//
+// AddObserver registers an Observer that sees every call enter, get
+// refused or exit, wherever the call was opened (generated wrappers, the
+// HTTP, gRPC and web framework adapters, Entry itself), and may give the
+// call a context of its own (a span, say): what package sentinelotel uses
+// to put refusals on the callers' spans. Without one a call pays one
+// atomic load and a nil check at entry and one at its end (Java's
+// StatisticSlotCallbackRegistry).
+//
+// # Response-time histograms
+//
+// EnableRTHistogram turns on, per resource, a histogram of response times
+// in microsecond buckets (RTHistogramBounds, 25 µs to 10 s), timed on the
+// monotonic clock rather than the millisecond statistics' cached one: what
+// percentiles need, and what package runtime/metrics and package
+// sentinelotel export as histograms. It is opt-in for its cost: 65 to
+// 100 ns per call of that resource on a 2-core VM, and an entry of 144
+// bytes instead of 128, still one allocation.
+//
 // # Time
 //
 // The runtime reads a cached millisecond clock, never time.Now on the hot
-// path. SetClock replaces it; package clocktest has a hand-stepped clock for
+// path (a resource's histogram, when on, reads the monotonic clock).
+// SetClock replaces it; package clocktest has a hand-stepped clock for
 // tests.
 package runtime

@@ -52,6 +52,12 @@
 //	sentinel_datasource_rules                                  sentinel.datasource.rules                  UpDownCounter   {rule}
 //	sentinel_datasource_last_reload_successful                 sentinel.datasource.last_reload.successful Gauge           1
 //	sentinel_datasource_last_reload_success_timestamp_seconds  sentinel.datasource.last_reload.time       Gauge           s
+//	sentinel_adaptive_limit                                    sentinel.adaptive.limit                    UpDownCounter   {call}
+//	sentinel_adaptive_in_flight                                sentinel.adaptive.active_calls             UpDownCounter   {call}
+//	sentinel_adaptive_min_rtt_seconds                          sentinel.adaptive.min_rtt                  Gauge           s
+//	sentinel_adaptive_probing                                  sentinel.adaptive.probing                  Gauge           1
+//	sentinel_dependency_up                                     sentinel.dependency.up                     Gauge           1
+//	sentinel_dependency_outages_total                          sentinel.dependency.outages                Counter         {outage}
 //	sentinel_resource_call_duration_seconds (histogram)        sentinel.resource.call.duration            Histogram       s  (NewProducer)
 //
 // The mean response time is sentinel.resource.response_time divided by
@@ -66,7 +72,8 @@
 // origin → sentinel.origin, kind → sentinel.rule.kind, rule →
 // sentinel.rule.index, strategy → sentinel.circuit_breaker.strategy,
 // state and to → sentinel.circuit_breaker.state, source →
-// sentinel.datasource.source. Their values are the collector's, already
+// sentinel.datasource.source; a dependency's kind and name →
+// sentinel.dependency.kind and sentinel.dependency.name. Their values are the collector's, already
 // made safe (valid UTF-8, control characters escaped, at most 256 bytes).
 //
 // The collector turns the runtime's sliding windows into counters by

@@ -129,6 +129,7 @@ func familyNames(c prometheus.Collector) []string {
 type observer struct {
 	instrument metric.Observable
 	observe    func(o metric.Observer, v float64, attrs attribute.Set)
+	spec       instrument
 }
 
 func newObserver(meter metric.Meter, in instrument) (observer, error) {
@@ -146,7 +147,7 @@ func newObserver(meter metric.Meter, in instrument) (observer, error) {
 		}
 		ob = observer{inst, func(o metric.Observer, v float64, attrs attribute.Set) {
 			o.ObserveFloat64(inst, v, metric.WithAttributeSet(attrs))
-		}}
+		}, in}
 	} else {
 		var inst metric.Int64Observable
 		switch in.kind {
@@ -159,7 +160,7 @@ func newObserver(meter metric.Meter, in instrument) (observer, error) {
 		}
 		ob = observer{inst, func(o metric.Observer, v float64, attrs attribute.Set) {
 			o.ObserveInt64(inst, int64(math.Round(v)), metric.WithAttributeSet(attrs))
-		}}
+		}, in}
 	}
 	return ob, err
 }
@@ -177,7 +178,7 @@ func observe(g prometheus.Gatherer, observers map[string]observer, o metric.Obse
 			if !ok {
 				continue
 			}
-			ob.observe(o, v, attributes(m))
+			ob.observe(o, v, ob.spec.attributes(m))
 		}
 	}
 	if err != nil {
@@ -201,11 +202,11 @@ func value(m *dto.Metric) (float64, bool) {
 	return 0, false
 }
 
-func attributes(m *dto.Metric) attribute.Set {
+func (in instrument) attributes(m *dto.Metric) attribute.Set {
 	labels := m.GetLabel()
 	kvs := make([]attribute.KeyValue, len(labels))
 	for i, l := range labels {
-		kvs[i] = attributeKey(l.GetName()).String(l.GetValue())
+		kvs[i] = in.attributeKey(l.GetName()).String(l.GetValue())
 	}
 	return attribute.NewSet(kvs...)
 }

@@ -31,43 +31,60 @@ type instrument struct {
 	name, unit string
 	kind       kind
 	float      bool // float64 values (seconds); counts are int64
+	// attrs names this family's labels where they mean something else
+	// than in attributeKeys (a dependency's kind is not a rule kind).
+	attrs map[string]attribute.Key
+}
+
+// dependencyAttrs are the dependency families' labels.
+var dependencyAttrs = map[string]attribute.Key{
+	"kind": "sentinel.dependency.kind",
+	"name": "sentinel.dependency.name",
 }
 
 // families maps each family the Prometheus collector exports to its
 // instrument. Families added to the collector later that are not listed
 // here still appear (see derivedInstrument).
 var families = map[string]instrument{
-	"sentinel_resource_pass_total":                {"sentinel.resource.pass", "{call}", counter, false},
-	"sentinel_resource_block_total":               {"sentinel.resource.block", "{call}", counter, false},
-	"sentinel_resource_success_total":             {"sentinel.resource.success", "{call}", counter, false},
-	"sentinel_resource_error_total":               {"sentinel.resource.error", "{call}", counter, false},
-	"sentinel_resource_response_time_seconds":     {"sentinel.resource.response_time", "s", sumOfTime, true},
-	"sentinel_resource_min_response_time_seconds": {"sentinel.resource.response_time.min", "s", gauge, true},
-	"sentinel_resource_concurrent_calls":          {"sentinel.resource.active_calls", "{call}", upDown, false},
-	"sentinel_resource_block_by_type_total":       {"sentinel.resource.block_by_type", "{call}", counter, false},
-	"sentinel_dry_run_blocks_total":               {"sentinel.resource.dry_run.block", "{call}", counter, false},
+	"sentinel_resource_pass_total":                {"sentinel.resource.pass", "{call}", counter, false, nil},
+	"sentinel_resource_block_total":               {"sentinel.resource.block", "{call}", counter, false, nil},
+	"sentinel_resource_success_total":             {"sentinel.resource.success", "{call}", counter, false, nil},
+	"sentinel_resource_error_total":               {"sentinel.resource.error", "{call}", counter, false, nil},
+	"sentinel_resource_response_time_seconds":     {"sentinel.resource.response_time", "s", sumOfTime, true, nil},
+	"sentinel_resource_min_response_time_seconds": {"sentinel.resource.response_time.min", "s", gauge, true, nil},
+	"sentinel_resource_concurrent_calls":          {"sentinel.resource.active_calls", "{call}", upDown, false, nil},
+	"sentinel_resource_block_by_type_total":       {"sentinel.resource.block_by_type", "{call}", counter, false, nil},
+	"sentinel_dry_run_blocks_total":               {"sentinel.resource.dry_run.block", "{call}", counter, false, nil},
 
-	"sentinel_inbound_pass_total":                {"sentinel.inbound.pass", "{call}", counter, false},
-	"sentinel_inbound_block_total":               {"sentinel.inbound.block", "{call}", counter, false},
-	"sentinel_inbound_success_total":             {"sentinel.inbound.success", "{call}", counter, false},
-	"sentinel_inbound_error_total":               {"sentinel.inbound.error", "{call}", counter, false},
-	"sentinel_inbound_response_time_seconds":     {"sentinel.inbound.response_time", "s", sumOfTime, true},
-	"sentinel_inbound_min_response_time_seconds": {"sentinel.inbound.response_time.min", "s", gauge, true},
-	"sentinel_inbound_concurrent_calls":          {"sentinel.inbound.active_calls", "{call}", upDown, false},
+	"sentinel_inbound_pass_total":                {"sentinel.inbound.pass", "{call}", counter, false, nil},
+	"sentinel_inbound_block_total":               {"sentinel.inbound.block", "{call}", counter, false, nil},
+	"sentinel_inbound_success_total":             {"sentinel.inbound.success", "{call}", counter, false, nil},
+	"sentinel_inbound_error_total":               {"sentinel.inbound.error", "{call}", counter, false, nil},
+	"sentinel_inbound_response_time_seconds":     {"sentinel.inbound.response_time", "s", sumOfTime, true, nil},
+	"sentinel_inbound_min_response_time_seconds": {"sentinel.inbound.response_time.min", "s", gauge, true, nil},
+	"sentinel_inbound_concurrent_calls":          {"sentinel.inbound.active_calls", "{call}", upDown, false, nil},
 
-	"sentinel_origin_pass_per_second":  {"sentinel.origin.pass.rate", "{call}/s", gauge, false},
-	"sentinel_origin_block_per_second": {"sentinel.origin.block.rate", "{call}/s", gauge, false},
-	"sentinel_origin_concurrent_calls": {"sentinel.origin.active_calls", "{call}", upDown, false},
+	"sentinel_origin_pass_per_second":  {"sentinel.origin.pass.rate", "{call}/s", gauge, false, nil},
+	"sentinel_origin_block_per_second": {"sentinel.origin.block.rate", "{call}/s", gauge, false, nil},
+	"sentinel_origin_concurrent_calls": {"sentinel.origin.active_calls", "{call}", upDown, false, nil},
 
-	"sentinel_rules":                             {"sentinel.rules", "{rule}", upDown, false},
-	"sentinel_circuit_breaker_state":             {"sentinel.circuit_breaker.state", "1", gauge, false},
-	"sentinel_circuit_breaker_transitions_total": {"sentinel.circuit_breaker.transitions", "{transition}", counter, false},
+	"sentinel_rules":                             {"sentinel.rules", "{rule}", upDown, false, nil},
+	"sentinel_circuit_breaker_state":             {"sentinel.circuit_breaker.state", "1", gauge, false, nil},
+	"sentinel_circuit_breaker_transitions_total": {"sentinel.circuit_breaker.transitions", "{transition}", counter, false, nil},
 
-	"sentinel_datasource_loads_total":                           {"sentinel.datasource.loads", "{version}", counter, false},
-	"sentinel_datasource_refusals_total":                        {"sentinel.datasource.refusals", "{version}", counter, false},
-	"sentinel_datasource_rules":                                 {"sentinel.datasource.rules", "{rule}", upDown, false},
-	"sentinel_datasource_last_reload_successful":                {"sentinel.datasource.last_reload.successful", "1", gauge, false},
-	"sentinel_datasource_last_reload_success_timestamp_seconds": {"sentinel.datasource.last_reload.time", "s", gauge, true},
+	"sentinel_datasource_loads_total":                           {"sentinel.datasource.loads", "{version}", counter, false, nil},
+	"sentinel_datasource_refusals_total":                        {"sentinel.datasource.refusals", "{version}", counter, false, nil},
+	"sentinel_datasource_rules":                                 {"sentinel.datasource.rules", "{rule}", upDown, false, nil},
+	"sentinel_datasource_last_reload_successful":                {"sentinel.datasource.last_reload.successful", "1", gauge, false, nil},
+	"sentinel_datasource_last_reload_success_timestamp_seconds": {"sentinel.datasource.last_reload.time", "s", gauge, true, nil},
+
+	"sentinel_adaptive_limit":           {"sentinel.adaptive.limit", "{call}", upDown, false, nil},
+	"sentinel_adaptive_in_flight":       {"sentinel.adaptive.active_calls", "{call}", upDown, false, nil},
+	"sentinel_adaptive_min_rtt_seconds": {"sentinel.adaptive.min_rtt", "s", gauge, true, nil},
+	"sentinel_adaptive_probing":         {"sentinel.adaptive.probing", "1", gauge, false, nil},
+
+	"sentinel_dependency_up":            {"sentinel.dependency.up", "1", gauge, false, dependencyAttrs},
+	"sentinel_dependency_outages_total": {"sentinel.dependency.outages", "{outage}", counter, false, dependencyAttrs},
 }
 
 // histogramFamily is exported by the Producer (histogram.go), not as an
@@ -111,8 +128,15 @@ var attributeKeys = map[string]attribute.Key{
 	"source":     "sentinel.datasource.source",
 }
 
-// attributeKey is the attribute key of the collector's label name: from
-// the table, else in the sentinel. namespace.
+// attributeKey is the attribute key of the collector's label name: the
+// family's own, else from the table, else in the sentinel. namespace.
+func (in instrument) attributeKey(label string) attribute.Key {
+	if k, ok := in.attrs[label]; ok {
+		return k
+	}
+	return attributeKey(label)
+}
+
 func attributeKey(label string) attribute.Key {
 	if k, ok := attributeKeys[label]; ok {
 		return k

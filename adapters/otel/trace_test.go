@@ -213,6 +213,13 @@ func TestNothingIsTracedWhenTracingIsNotRegistered(t *testing.T) {
 	assert.Zero(t, started.Load(), "no span started")
 	require.Len(t, rec.Ended(), 1)
 	assert.Empty(t, rec.Ended()[0].Events(), "no event added")
+
+	r := runtime.Declare(runtime.ResourceSpec{Name: res + ".allocs"})
+	allocs := testing.AllocsPerRun(100, func() {
+		e, _ := r.Entry(ctx)
+		e.Exit()
+	})
+	assert.Equal(t, 1.0, allocs, "the entry, nothing for tracing, a recording span in the context notwithstanding")
 }
 
 func TestTracingWithoutCallSpansStartsNoSpan(t *testing.T) {
