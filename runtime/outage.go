@@ -69,14 +69,15 @@ func (d *Dependency) Down(cause error) bool {
 		d.mu.Unlock()
 		return false
 	}
-	d.down, d.since, d.outages = true, time.Now(), d.outages+1
-	d.cause = ""
+	why := ""
 	if cause != nil {
-		d.cause = cause.Error()
+		why = cause.Error()
 	}
+	d.down, d.since, d.outages, d.cause = true, time.Now(), d.outages+1, why
 	d.mu.Unlock()
+	// why, not d.cause: an Up at once may clear d.cause as this logs.
 	Logger().Warn("sentinel: "+d.kind+" unreachable; "+d.impact+" until it answers",
-		"name", d.name, "error", d.cause)
+		"name", d.name, "error", why)
 	return true
 }
 

@@ -61,3 +61,25 @@ func TestOutageIsLoggedOnceWhenItStartsAndOnceWhenItEnds(t *testing.T) {
 	assert.False(t, ok, "closed: no longer listed")
 	assert.False(t, d.Down(errors.New("late")), "a closed dependency tells nothing")
 }
+
+// Down and Up may run at once (one check fails as another succeeds): the
+// warning's cause is the one Down recorded, read under the lock (-race).
+func TestDownAndUpAtOnceDoNotRace(t *testing.T) {
+	logtest.Capture(t)
+	d := runtime.NewDependency("test server", "127.0.0.1:3", "test rules are checked locally")
+	t.Cleanup(d.Close)
+	boom := errors.New("boom")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 2000 {
+			d.Down(boom)
+			d.Up()
+		}
+	}()
+	for range 2000 {
+		d.Down(boom)
+		d.Up()
+	}
+	<-done
+}

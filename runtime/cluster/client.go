@@ -37,6 +37,7 @@ type Client struct {
 
 	// The outage the breaker's opening began (see outage.go).
 	dep                          *runtime.Dependency
+	depMu                        sync.Mutex   // orders the breaker's transitions as dep tells them
 	fellBackLocal, fellBackBlock atomic.Int64 // unanswered checks, by the rule's fallback
 	outageLocal, outageBlock     atomic.Int64 // their values when the outage began
 

@@ -13,9 +13,19 @@ func init() { redislog.Install() }
 // failure tells the breaker of a failed check; when that opens it, an
 // outage begins: one warning through the runtime's logger, and
 // runtime.Dependencies (metrics, dashboard) shows it until Redis answers.
+//
+// Checks in flight may open and close the breaker at once, and tell dep
+// in another order than they swapped its state: each tells it under depMu
+// what the breaker is by then, so that the last to tell leaves dep as the
+// breaker is (never down while Redis answers, nor up while it is open).
 func (c *Client) failure(probe bool, err error) {
 	if !c.br.failure(probe) {
 		return
+	}
+	c.depMu.Lock()
+	defer c.depMu.Unlock()
+	if !c.br.open() || c.dep.IsDown() {
+		return // a success closed it meanwhile, or the outage goes on
 	}
 	c.outageLocal.Store(c.fellBackLocal.Load())
 	c.outageBlock.Store(c.fellBackBlock.Load())
@@ -28,6 +38,11 @@ func (c *Client) failure(probe bool, err error) {
 func (c *Client) success(probe bool) {
 	if !c.br.success(probe) {
 		return
+	}
+	c.depMu.Lock()
+	defer c.depMu.Unlock()
+	if c.br.open() {
+		return // a failure opened it again meanwhile: the outage goes on
 	}
 	c.dep.Up("checkedLocally", c.fellBackLocal.Load()-c.outageLocal.Load(),
 		"blocked", c.fellBackBlock.Load()-c.outageBlock.Load())
