@@ -74,7 +74,10 @@
 // configurations are read by syntax, and a name they declare clashes when
 // some build compiles both files. So do a file's import
 // names and what it dot-imports. A method wrapper must not hide a field
-// or method promoted from an embedded field, nor take a name go vet holds
+// or method promoted from an embedded field, in any build (a struct
+// declared per build may embed other fields in each; a receiver written
+// through an alias, type File = file, is one type under both names), nor
+// take a name go vet holds
 // to another signature (ReadByte, WriteTo, Unwrap, ...).
 //
 // What a type is depends on its methods, so method wrappers are judged

@@ -238,8 +238,13 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 			return ""
 		}
 	}
-	if at, ok := find(r.siblings().members[typ][name], r.cons); ok {
+	if at, ok := r.siblings().member(typ, name, r.cons); ok {
 		r.errs.Add(pos, "wrapper %s: %s already has a member %s (%s)", name, typ, name, shortPos(at))
+		return ""
+	}
+	if emb, at, ok := r.promotedElsewhere(typ, name); ok {
+		r.errs.Add(pos, "wrapper %s would hide the member %s that %s gets from its embedded %s (%s): add wrapper=Name",
+			name, name, typ, emb, shortPos(at))
 		return ""
 	}
 	if outer, obj := r.embedderClash(w, name); outer != nil {
