@@ -77,7 +77,10 @@
 // or method promoted from an embedded field, in any build (a struct
 // declared per build may embed other fields in each; a receiver written
 // through an alias, type File = file, is one type under both names), nor
-// take a name go vet holds
+// change a member of a struct type that embeds the receiver: in the
+// package, in its test files (doubles that embed it beside a mock), or in
+// another package of the module, which are read by syntax once per run;
+// nor take a name go vet holds
 // to another signature (ReadByte, WriteTo, Unwrap, ...).
 //
 // What a type is depends on its methods, so method wrappers are judged

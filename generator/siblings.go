@@ -29,6 +29,7 @@ type siblings struct {
 	aliasesOf map[string][]string             // the reverse of aliases, built on first use
 	embeds    map[string][]sibEmbed           // type name -> its embedded fields, from unloaded files of the package
 	known     map[string]*types.Package       // by path: the loaded package's imports, transitively, and what dot imports brought
+	loaded    map[string]bool                 // base names of the files the type checker saw
 	imports   []fileImport                    // of every file, loaded or not
 }
 
@@ -87,6 +88,7 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 		}
 	}
 	loaded := map[string]bool{}
+	s.loaded = loaded
 	for i, f := range p.Syntax {
 		name := p.CompiledGoFiles[i]
 		if filepath.Dir(name) != dir {
