@@ -6,7 +6,8 @@
 //	res, err := generator.Generate(generator.Config{Patterns: []string{"./..."}})
 //	for _, p := range res.Packages {
 //		// p.Errors: problems, file:line:col: message; p.Files: outputs;
-//		// p.Orphans: previous outputs whose source lost its directives.
+//		// p.Orphans: previous outputs whose source lost its directives
+//		// (to remove, or under go generate to replace with a Stub).
 //	}
 //
 // # Loading

@@ -28,7 +28,7 @@ func Generate(cfg Config) (*Result, error) {
 	res := &Result{}
 	res.Timing.Load = time.Since(start)
 	start = time.Now()
-	rs := &runState{cfg: cfg, modules: map[string]*moduleScan{}}
+	rs := newRunState(cfg)
 	for _, p := range pkgs {
 		res.Packages = append(res.Packages, generatePackage(cfg, p, rs))
 	}

@@ -71,6 +71,10 @@ type runState struct {
 	modules map[string]*moduleScan // by module root
 }
 
+func newRunState(cfg Config) *runState {
+	return &runState{cfg: cfg, modules: map[string]*moduleScan{}}
+}
+
 // scanFor returns the scan of the module holding dir, reading it on first
 // use; nil outside a module.
 func (rs *runState) scanFor(dir string) *moduleScan {
