@@ -60,6 +60,10 @@ func (p *lineParser) parse(i int) {
 			i++
 		}
 		key := s[start:i]
+		if end, ok := p.spacedPair(start, i); ok {
+			i = end
+			continue
+		}
 		if i >= len(s) || s[i] != '=' {
 			p.errs.Add(p.at(start), "expected key=value, found %s", strconv.Quote(key))
 			continue
@@ -119,6 +123,54 @@ func (p *lineParser) parse(i int) {
 		}
 		p.set(Value{Text: key, Pos: p.at(start)}, Value{Text: val, Pos: p.at(vstart)}, itemBase)
 	}
+}
+
+// spacedPair reports, once, a pair written with spaces around its =
+// (key = value, key =value, key= value), and returns where the pair ends.
+// The key is s[start:i]. key= followed by another key=value pair is an
+// empty value, not a spaced pair.
+func (p *lineParser) spacedPair(start, i int) (end int, ok bool) {
+	s := p.text
+	skip := func(j int) int {
+		for j < len(s) && isSpace(s[j]) {
+			j++
+		}
+		return j
+	}
+	token := func(j int) int {
+		for j < len(s) && !isSpace(s[j]) {
+			j++
+		}
+		return j
+	}
+	key := s[start:i]
+	if key == "" || !isWord(key) {
+		return 0, false
+	}
+	var vstart int
+	switch j := skip(i); {
+	case j > i && j < len(s) && s[j] == '=': // key = value, key =value
+		vstart = skip(j + 1)
+	case i < len(s) && s[i] == '=' && i+1 < len(s) && isSpace(s[i+1]): // key= value
+		vstart = skip(i + 1)
+		if vstart < len(s) && strings.ContainsRune(s[vstart:token(vstart)], '=') {
+			return 0, false // key= then another pair
+		}
+	default:
+		return 0, false
+	}
+	if vstart >= len(s) {
+		return 0, false
+	}
+	end = token(vstart)
+	if s[vstart] == '"' {
+		if q, ok := scanQuoted(s, vstart); ok {
+			end = q
+		}
+	}
+	val := s[vstart:end]
+	p.errs.Add(p.at(start), "%s: no spaces around =; write %s=%s", strings.Join(strings.Fields(s[start:end]), " "), key, val)
+	return end, true
 }
 
 // scanQuoted returns the end (exclusive) of the Go string literal starting

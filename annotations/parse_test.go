@@ -128,6 +128,12 @@ func TestParseLineErrors(t *testing.T) {
 			[]string{"a.go:3:27: batch=lots: want a positive integer"}},
 		{"type typo", `//sentinel:resource type=wbe`,
 			[]string{"a.go:3:26: type=wbe: want one of common, web, rpc, gateway, db, cache, mq (did you mean web?)"}},
+		{"spaces around =", `//sentinel:resource blockHandler = handleBlock name=x`,
+			[]string{"a.go:3:21: blockHandler = handleBlock: no spaces around =; write blockHandler=handleBlock"}},
+		{"space before =", `//sentinel:resource name ="a b"`,
+			[]string{`a.go:3:21: name ="a b": no spaces around =; write name="a b"`}},
+		{"space after =", `//sentinel:resource fallback= f`,
+			[]string{"a.go:3:21: fallback= f: no spaces around =; write fallback=f"}},
 		{"missing =", `//sentinel:resource name`,
 			[]string{`a.go:3:21: expected key=value, found "name"`}},
 		{"empty value", `//sentinel:resource name=`,
@@ -156,6 +162,16 @@ func TestParseLineErrors(t *testing.T) {
 			assert.True(t, d.Bad)
 		})
 	}
+}
+
+// args= with nothing after it is an empty list, not a spaced pair, when
+// another key=value pair follows.
+func TestEmptyArgsBeforeAnotherPair(t *testing.T) {
+	d, errs := ParseLine(linePos(), `//sentinel:resource args= name=x`)
+	assert.Empty(t, errs)
+	assert.Equal(t, "x", d.Name.Text)
+	assert.NotNil(t, d.Args)
+	assert.Empty(t, d.Args)
 }
 
 func TestErrorListSortsAndDedups(t *testing.T) {

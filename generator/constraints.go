@@ -50,12 +50,12 @@ func fileConstraint(path string, f *ast.File) constraint.Expr {
 	}
 	for _, spec := range f.Imports {
 		if spec.Path.Value == `"C"` {
-			exprs = append(exprs, &constraint.TagExpr{Tag: "cgo"})
+			exprs = appendConjunct(exprs, &constraint.TagExpr{Tag: "cgo"})
 			break
 		}
 	}
 	if x := nameConstraint(filepath.Base(path)); x != nil {
-		exprs = append(exprs, x)
+		exprs = appendConjunct(exprs, x)
 	}
 	if len(exprs) == 0 {
 		return nil
@@ -65,6 +65,33 @@ func fileConstraint(path string, f *ast.File) constraint.Expr {
 		x = &constraint.AndExpr{X: x, Y: y}
 	}
 	return x
+}
+
+// appendConjunct adds x's terms to the conjunction exprs, leaving out
+// those it has already: //go:build cgo on a file importing "C" stays cgo,
+// not cgo && cgo, and //go:build linux on x_linux.go stays linux.
+func appendConjunct(exprs []constraint.Expr, x constraint.Expr) []constraint.Expr {
+	var have []string
+	for _, e := range exprs {
+		for _, t := range conjuncts(e) {
+			have = append(have, t.String())
+		}
+	}
+	for _, t := range conjuncts(x) {
+		if !contains(have, t.String()) {
+			exprs = append(exprs, t)
+			have = append(have, t.String())
+		}
+	}
+	return exprs
+}
+
+// conjuncts are the terms of e's top-level conjunction.
+func conjuncts(e constraint.Expr) []constraint.Expr {
+	if and, ok := e.(*constraint.AndExpr); ok {
+		return append(conjuncts(and.X), conjuncts(and.Y)...)
+	}
+	return []constraint.Expr{e}
 }
 
 // buildTogether reports whether some build includes files constrained by

@@ -6,7 +6,8 @@
 //	res, err := generator.Generate(generator.Config{Patterns: []string{"./..."}})
 //	for _, p := range res.Packages {
 //		// p.Errors: problems, file:line:col: message; p.Files: outputs;
-//		// p.Orphans: previous outputs whose source lost its directives.
+//		// p.Orphans: previous outputs whose source lost its directives
+//		// (to remove, or under go generate to replace with a Stub).
 //	}
 //
 // # Loading
@@ -74,7 +75,13 @@
 // configurations are read by syntax, and a name they declare clashes when
 // some build compiles both files. So do a file's import
 // names and what it dot-imports. A method wrapper must not hide a field
-// or method promoted from an embedded field, nor take a name go vet holds
+// or method promoted from an embedded field, in any build (a struct
+// declared per build may embed other fields in each; a receiver written
+// through an alias, type File = file, is one type under both names), nor
+// change a member of a struct type that embeds the receiver: in the
+// package, in its test files (doubles that embed it beside a mock), or in
+// another package of the module, which are read by syntax once per run;
+// nor take a name go vet holds
 // to another signature (ReadByte, WriteTo, Unwrap, ...).
 //
 // What a type is depends on its methods, so method wrappers are judged

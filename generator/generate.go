@@ -28,8 +28,9 @@ func Generate(cfg Config) (*Result, error) {
 	res := &Result{}
 	res.Timing.Load = time.Since(start)
 	start = time.Now()
+	rs := newRunState(cfg)
 	for _, p := range pkgs {
-		res.Packages = append(res.Packages, generatePackage(cfg, p))
+		res.Packages = append(res.Packages, generatePackage(cfg, p, rs))
 	}
 	sort.Slice(res.Packages, func(i, j int) bool { return res.Packages[i].PkgPath < res.Packages[j].PkgPath })
 	res.Timing.Generate = time.Since(start)
@@ -44,12 +45,12 @@ type annotatedFile struct {
 	wrappers []*wrapper
 }
 
-func generatePackage(cfg Config, p *packages.Package) *Package {
+func generatePackage(cfg Config, p *packages.Package, rs *runState) *Package {
 	out := &Package{PkgPath: p.PkgPath, Dir: pkgDir(p)}
 	if out.Errors = loadErrors(p); len(out.Errors) > 0 {
 		return out
 	}
-	r := &resolver{cfg: cfg, pkg: p, dir: out.Dir}
+	r := &resolver{cfg: cfg, pkg: p, dir: out.Dir, run: rs}
 	var files []*annotatedFile
 	loaded := map[string]bool{}
 	for _, path := range p.GoFiles {

@@ -30,15 +30,29 @@ import (
 // explains with "add wrapper=Name" is answered as a user would, with a
 // wrapper= name, and the run repeated; any other problem fails the test.
 // So the next class of bug that real code finds shows up here.
+//
+// The modules: x/sync; fsnotify (a backend per system, built here for
+// windows and darwin too); gobreaker/v2 and atomic (generic types and
+// their methods); zap (generic functions without an error result, a
+// build-tagged file, test doubles embedding the types they fake).
 func TestRealCode(t *testing.T) {
 	t.Parallel()
-	for _, mod := range []string{"golang.org/x/sync", "github.com/fsnotify/fsnotify"} {
-		t.Run(mod, func(t *testing.T) { generateOverModule(t, mod) })
+	for _, m := range []struct {
+		path string
+		goos []string // other systems to vet the result for
+	}{
+		{"golang.org/x/sync", nil},
+		{"github.com/fsnotify/fsnotify", []string{"windows", "darwin"}},
+		{"github.com/sony/gobreaker/v2", nil},
+		{"go.uber.org/atomic", []string{"windows"}},
+		{"go.uber.org/zap", nil},
+	} {
+		t.Run(m.path, func(t *testing.T) { generateOverModule(t, m.path, m.goos) })
 	}
 }
 
 // generateOverModule is TestRealCode on one module of the module cache.
-func generateOverModule(t *testing.T, mod string) {
+func generateOverModule(t *testing.T, mod string, goos []string) {
 	start := time.Now()
 	dir := copyModule(t, mod)
 	t.Logf("copied in %v", time.Since(start))
@@ -76,6 +90,12 @@ func generateOverModule(t *testing.T, mod string) {
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "go vet:\n%s", out)
 	t.Logf("%d outputs; go vet %v", files, time.Since(start))
+	for _, system := range goos {
+		cmd := exec.Command("go", "vet", "./...")
+		cmd.Dir, cmd.Env = dir, append(moduleEnv(), "GOOS="+system)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "GOOS=%s go vet:\n%s", system, out)
+	}
 }
 
 // nameClash matches the refusals a wrapper= name answers.
@@ -210,7 +230,7 @@ func annotateFile(t *testing.T, path string, src []byte, renamed map[string]bool
 				}
 			}
 			if fn.Type.TypeParams != nil {
-				tparams = "[" + text(fn.Type.TypeParams) + "]"
+				tparams = text(fn.Type.TypeParams) // the list's brackets included
 			}
 			fmt.Fprintf(&tail, "\nfunc %s%s%s()%s { panic(%q) }\n", recv, name, tparams, results, "blocked")
 		}

@@ -22,6 +22,8 @@ type resolver struct {
 	sib       *siblings       // read on first use: most packages have no directives
 	embedders embedderIndex   // built on first use, once per package
 	funcs     []string        // the package's function names, for "did you mean"
+	run       *runState       // what the run's packages share: the module's syntax
+	scan      *moduleScan     // the module's, seeded with the package's imports on first use
 	cons      constraint.Expr // the build constraint of the file being resolved
 	errs      annotations.ErrorList
 }
@@ -238,13 +240,23 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 			return ""
 		}
 	}
-	if at, ok := find(r.siblings().members[typ][name], r.cons); ok {
+	if at, ok := r.siblings().member(typ, name, r.cons); ok {
 		r.errs.Add(pos, "wrapper %s: %s already has a member %s (%s)", name, typ, name, shortPos(at))
+		return ""
+	}
+	if emb, at, ok := r.promotedElsewhere(typ, name); ok {
+		r.errs.Add(pos, "wrapper %s would hide the member %s that %s gets from its embedded %s (%s): add wrapper=Name",
+			name, name, typ, emb, shortPos(at))
 		return ""
 	}
 	if outer, obj := r.embedderClash(w, name); outer != nil {
 		r.errs.Add(pos, "wrapper %s would change the %s %s of %s, which embeds %s (%s): add wrapper=Name",
 			name, objKind(obj), name, outer.Obj().Name(), typ, r.short(outer.Obj().Pos()))
+		return ""
+	}
+	if outer, at, ok := r.outsideEmbedder(w, name); ok {
+		r.errs.Add(pos, "wrapper %s would change the member %s of %s, which embeds %s (%s): add wrapper=Name",
+			name, name, outer, typ, at)
 		return ""
 	}
 	return name // what the name makes of the type is checked with the whole run's wrappers (methodsets.go)
@@ -266,6 +278,41 @@ func (r *resolver) embedderClash(w *wrapper, name string) (*types.Named, types.O
 		}
 	}
 	return nil, nil
+}
+
+// outsideEmbedder finds a struct type the type checker did not see (a
+// test double, a type of another package of the module) that embeds the
+// receiver's type, directly or through an embedder of the package, and
+// would get name ambiguous or hidden (see outside.go). It returns that
+// type and where it embeds.
+func (r *resolver) outsideEmbedder(w *wrapper, name string) (string, string, bool) {
+	if r.scan == nil {
+		if r.scan = r.run.scanFor(r.dir); r.scan == nil {
+			return "", "", false
+		}
+		for path, p := range r.siblings().known {
+			if _, ok := r.scan.types[path]; !ok {
+				r.scan.types[path] = p
+			}
+		}
+	}
+	sib := r.siblings()
+	check := func(typ string, depth int) (string, string, bool) {
+		outer, at, ok := r.scan.outsideClash(r.pkg.Types, r.dir, sib.loaded, sib.namesOf(typ), depth, name, r.cons)
+		return outer, r.scan.rel(at), ok
+	}
+	if outer, at, ok := check(w.recvNamed.Obj().Name(), 1); ok {
+		return outer, at, true
+	}
+	if r.embedders == nil {
+		r.embedders = indexEmbedders(r.pkg.Types)
+	}
+	for _, e := range r.embedders[w.recvNamed.Origin()] {
+		if outer, at, ok := check(e.outer.Obj().Name(), e.depth+1); ok {
+			return outer, at, true
+		}
+	}
+	return "", "", false
 }
 
 func kindOf(w *wrapper) string {

@@ -23,9 +23,14 @@ import (
 // imports are kept, because a package-level name may not repeat a file's
 // import name, nor a name a file dot-imports.
 type siblings struct {
-	topLevel map[string][]sibDecl            // package-level names of unloaded files
-	members  map[string]map[string][]sibDecl // type name -> its methods and fields, from unloaded files
-	imports  []fileImport                    // of every file, loaded or not
+	topLevel  map[string][]sibDecl            // package-level names of unloaded files
+	members   map[string]map[string][]sibDecl // type name -> its methods and fields, from unloaded files
+	aliases   map[string]string               // alias name -> the name it stands for (type A = B), from every file
+	aliasesOf map[string][]string             // the reverse of aliases, built on first use
+	embeds    map[string][]sibEmbed           // type name -> its embedded fields, from unloaded files of the package
+	known     map[string]*types.Package       // by path: the loaded package's imports, transitively, and what dot imports brought
+	loaded    map[string]bool                 // base names of the files the type checker saw
+	imports   []fileImport                    // of every file, loaded or not
 }
 
 // sibDecl is a declaration in an unloaded file, with that file's build
@@ -33,6 +38,15 @@ type siblings struct {
 type sibDecl struct {
 	pos  token.Position
 	cons constraint.Expr // nil: every build
+}
+
+// sibEmbed is an embedded field of a struct type declared in an unloaded
+// file: the type promotes its members there.
+type sibEmbed struct {
+	typ  ast.Expr  // the field's type, as written
+	file *ast.File // whose imports resolve typ
+	pos  token.Position
+	cons constraint.Expr
 }
 
 // find returns the first declaration that a file constrained by cons is
@@ -62,8 +76,19 @@ type fileImport struct {
 // skipped; a file that does not parse is skipped too (the go command will
 // say why when it matters).
 func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
-	s := &siblings{topLevel: map[string][]sibDecl{}, members: map[string]map[string][]sibDecl{}}
+	s := &siblings{topLevel: map[string][]sibDecl{}, members: map[string]map[string][]sibDecl{}, aliases: map[string]string{}, embeds: map[string][]sibEmbed{}}
+	if p.Types != nil {
+		scope := p.Types.Scope()
+		for _, n := range scope.Names() {
+			if tn, ok := scope.Lookup(n).(*types.TypeName); ok && tn.IsAlias() {
+				if named, ok := types.Unalias(tn.Type()).(*types.Named); ok && named.Obj().Pkg() == p.Types {
+					s.aliases[n] = named.Obj().Name()
+				}
+			}
+		}
+	}
 	loaded := map[string]bool{}
+	s.loaded = loaded
 	for i, f := range p.Syntax {
 		name := p.CompiledGoFiles[i]
 		if filepath.Dir(name) != dir {
@@ -114,7 +139,7 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 		if f.Name.Name == p.Name+"_test" && dotImports(f, p.PkgPath) {
 			// The external test package dot-imports this one: the
 			// wrappers land in its file block, beside its own names.
-			s.addDecls(fset, f, cons)
+			s.addDecls(fset, f, cons, false)
 			continue
 		}
 		if f.Name.Name != p.Name {
@@ -128,9 +153,9 @@ func readSiblings(cfg Config, p *packages.Package, dir string) *siblings {
 				}
 			}
 		}
-		s.addDecls(fset, f, cons)
+		s.addDecls(fset, f, cons, true)
 	}
-	s.resolveDotImports(cfg, p, dir, dots)
+	s.resolveDotImports(cfg, p, dir, dots, s.embeddedImports())
 	return s
 }
 
@@ -164,7 +189,7 @@ func (s *siblings) addImport(fset *token.FileSet, file string, spec *ast.ImportS
 
 // addDecls records f's package-level names and its types' methods and
 // fields.
-func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Expr) {
+func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Expr, samePackage bool) {
 	add := func(m map[string][]sibDecl, id *ast.Ident) {
 		if id.Name != "_" {
 			m[id.Name] = append(m[id.Name], sibDecl{pos: fset.Position(id.Pos()), cons: cons})
@@ -193,6 +218,11 @@ func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Ex
 				switch sp := spec.(type) {
 				case *ast.TypeSpec:
 					add(s.topLevel, sp.Name)
+					if sp.Assign.IsValid() {
+						if id, ok := ast.Unparen(sp.Type).(*ast.Ident); ok {
+							s.aliases[sp.Name.Name] = id.Name
+						}
+					}
 					if st, ok := sp.Type.(*ast.StructType); ok {
 						for _, field := range st.Fields.List {
 							for _, id := range field.Names {
@@ -201,6 +231,10 @@ func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Ex
 							if len(field.Names) == 0 {
 								if id := typeName(field.Type); id != nil {
 									add(members(sp.Name.Name), id)
+								}
+								if samePackage {
+									s.embeds[sp.Name.Name] = append(s.embeds[sp.Name.Name],
+										sibEmbed{typ: field.Type, file: f, pos: fset.Position(field.Pos()), cons: cons})
 								}
 							}
 						}
@@ -213,6 +247,43 @@ func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Ex
 			}
 		}
 	}
+}
+
+// member finds a declaration of member name of the type called typ in
+// the unloaded files, under typ or any alias of it (type File = file: a
+// method declared on *File is file's), for a file constrained by cons.
+func (s *siblings) member(typ, name string, cons constraint.Expr) (token.Position, bool) {
+	for _, t := range s.namesOf(typ) {
+		if at, ok := find(s.members[t][name], cons); ok {
+			return at, true
+		}
+	}
+	return token.Position{}, false
+}
+
+// namesOf is typ and every alias that resolves to it, indexed on first
+// use.
+func (s *siblings) namesOf(typ string) []string {
+	if s.aliasesOf == nil {
+		s.aliasesOf = map[string][]string{}
+		for a := range s.aliases {
+			t := a
+			for range 8 { // alias chains, without looping on a malformed cycle
+				next, ok := s.aliases[t]
+				if !ok {
+					break
+				}
+				t = next
+			}
+			if t != a {
+				s.aliasesOf[t] = append(s.aliasesOf[t], a)
+			}
+		}
+		for _, as := range s.aliasesOf {
+			sort.Strings(as)
+		}
+	}
+	return append([]string{typ}, s.aliasesOf[typ]...)
 }
 
 // typeName is the name a receiver's or an embedded field's type gives: T
@@ -238,11 +309,40 @@ func typeName(x ast.Expr) *ast.Ident {
 	}
 }
 
+// embeddedImports are the import paths that unloaded files' embedded
+// fields may come from (pkg.T in file_windows.go): the file's import
+// named pkg, or, not knowing package names without loading them, each
+// import of the file without a name.
+func (s *siblings) embeddedImports() []string {
+	var out []string
+	for _, es := range s.embeds {
+		for _, e := range es {
+			t := e.typ
+			if st, ok := t.(*ast.StarExpr); ok {
+				t = st.X
+			}
+			sel, ok := t.(*ast.SelectorExpr)
+			if !ok {
+				continue
+			}
+			x, _ := sel.X.(*ast.Ident)
+			for _, spec := range e.file.Imports {
+				path, err := strconv.Unquote(spec.Path.Value)
+				if err == nil && x != nil && (spec.Name == nil || spec.Name.Name == x.Name) && path != "C" && !contains(out, path) {
+					out = append(out, path)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // resolveDotImports finds what the unloaded files' dot imports bring in:
 // from the loaded package's imports when one of them is the same package,
 // else by loading the rest from export data in one go (a test file's
-// dot-imported assertion library, say).
-func (s *siblings) resolveDotImports(cfg Config, p *packages.Package, dir string, dots []int) {
+// dot-imported assertion library, say), together with the packages more
+// names (embeddedImports), so that s.known has them all.
+func (s *siblings) resolveDotImports(cfg Config, p *packages.Package, dir string, dots []int, more []string) {
 	known := map[string]*types.Package{}
 	var walk func(ps []*types.Package)
 	walk = func(ps []*types.Package) {
@@ -262,6 +362,11 @@ func (s *siblings) resolveDotImports(cfg Config, p *packages.Package, dir string
 			load = append(load, path)
 		}
 	}
+	for _, path := range more {
+		if known[path] == nil && !contains(load, path) {
+			load = append(load, path)
+		}
+	}
 	if len(load) > 0 {
 		sort.Strings(load)
 		s.load(cfg, dir, load, known)
@@ -269,6 +374,7 @@ func (s *siblings) resolveDotImports(cfg Config, p *packages.Package, dir string
 	for _, i := range dots {
 		s.imports[i].pkg = known[s.imports[i].path]
 	}
+	s.known = known
 }
 
 // load adds the packages at paths to known, from export data.

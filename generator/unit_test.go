@@ -52,6 +52,10 @@ func TestBuildConstraintReadsPlusBuildCgoAndNotThePackageDoc(t *testing.T) {
 			"x.go", "// +build windows\npackage p\n", ""},
 		{"import \"C\" implies cgo",
 			"x_linux.go", "//go:build !race\n\npackage p\n\n// #include <unistd.h>\nimport \"C\"\n", "//go:build !race && cgo && linux"},
+		{"a term said twice is written once",
+			"x_linux.go", "//go:build cgo && linux\n\npackage p\n\nimport \"C\"\n", "//go:build cgo && linux"},
+		{"cgo said by the line and by import \"C\" once",
+			"x.go", "//go:build cgo\n\npackage p\n\nimport \"C\"\n", "//go:build cgo"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -87,11 +87,17 @@
 //
 // # Checking rule files
 //
-//	sentinelgen rules check [-pkg patterns] [-also names] [-tags list] FILE...
+//	sentinelgen rules check [-kind name] [-pkg patterns] [-also names] [-tags list] FILE...
 //
-// validates rule files (one kind each, told by name or content, or a
-// combined file) with exactly the errors a load would give, as
-// file:line:col: messages, and exits 1 if any rule is invalid. With -pkg it
+// validates rule files (one kind each, told by name or content, or by
+// -kind as rules push takes it, or a combined file) with exactly the
+// errors a load would give, as file:line:col: messages, and exits 1 if
+// any rule is invalid. Each valid file gets a line on standard output
+// saying what was checked:
+//
+//	rules/flow.json: 3 flow rules checked against 12 declared resources: valid (1 warning)
+//
+// With -pkg it
 // also warns, on standard output, about every rule whose resource no
 // //sentinel:resource directive of those packages declares, with a "did you
 // mean": a typo in a rule file silently protects nothing, in Java and in the
@@ -112,6 +118,14 @@
 // Each dry-run rule ("dryRun": true) gets a note on standard output: it
 // admits every call, and Java Sentinel, which ignores the field, would
 // enforce it.
+//
+// # Version
+//
+//	sentinelgen version
+//
+// prints the module version the binary was built from (as the go
+// command recorded it: v1.4.0 for a released version, (devel) with the
+// VCS revision for a build from a checkout) and the Go version.
 //
 // # Pushing rules to a fleet
 //

@@ -12,6 +12,11 @@ import (
 	"github.com/sentinelgen/sentinelgen/generator"
 )
 
+const generateUsage = "usage: sentinelgen [-check] [-tags list] [-v] [packages]\n" +
+	"       sentinelgen rules check [-kind name] [-pkg patterns] [-also names] [-tags list] FILE...\n" +
+	"       sentinelgen rules push (-etcd ADDR -key K | -redis ADDR -key K -channel C) [check flags] FILE\n" +
+	"       sentinelgen version"
+
 // genFlags is the generator's command line, parsed.
 type genFlags struct {
 	check    bool
@@ -28,8 +33,9 @@ func parseGenFlags(args []string, stderr io.Writer) (genFlags, error) {
 	tags := fs.String("tags", "", "comma-separated build tags for loading")
 	fs.BoolVar(&f.verbose, "v", false, "report files written and removed, and timings")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: sentinelgen [-check] [-tags list] [-v] [packages]")
+		fmt.Fprintln(fs.Output(), generateUsage)
 		fs.PrintDefaults()
+		fmt.Fprintln(fs.Output(), "\nSubcommands: rules check validates rule files, rules push publishes one to etcd or Redis\n(sentinelgen rules check -h, sentinelgen rules push -h), version prints the version.")
 	}
 	if err := fs.Parse(args); err != nil {
 		return f, usageError{} // flag printed the problem (or -h's help) and the usage

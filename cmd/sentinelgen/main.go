@@ -72,5 +72,8 @@ func runWith(env runEnv, args []string) error {
 	if len(args) > 0 && args[0] == "rules" {
 		return runRules(env, args[1:])
 	}
+	if len(args) > 0 && args[0] == "version" {
+		return runVersion(env, args[1:])
+	}
 	return runGenerate(env, args)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -72,7 +73,29 @@ func TestUsageErrorsExit2(t *testing.T) {
 	code, _, stderr := sentinelgen(runEnv{}, "-nope")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "usage: sentinelgen")
-	code, _, _ = sentinelgen(runEnv{}, "-h")
+	code, _, stderr = sentinelgen(runEnv{}, "-h")
+	assert.Equal(t, 2, code)
+	for _, sub := range []string{"sentinelgen rules check", "sentinelgen rules push", "sentinelgen version"} {
+		assert.Contains(t, stderr, sub, "-h names every subcommand")
+	}
+}
+
+func TestVersionReportsTheModuleVersion(t *testing.T) {
+	code, stdout, stderr := sentinelgen(runEnv{}, "version")
+	assert.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `^sentinelgen \S.* go1\.\d+`, stdout)
+	assert.NotContains(t, stdout, "not in std")
+
+	main := &debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Path: modulePath, Version: "v1.4.0"}}
+	assert.Equal(t, "sentinelgen v1.4.0 go1.26.1", versionLine(main, true))
+	dev := &debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Path: modulePath, Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Equal(t, "sentinelgen (devel) rev 0123456789ab, modified go1.26.1", versionLine(dev, true))
+	tool := &debug.BuildInfo{GoVersion: "go1.26.1", Main: debug.Module{Path: "example.com/app"},
+		Deps: []*debug.Module{{Path: modulePath, Version: "v1.3.2"}}}
+	assert.Equal(t, "sentinelgen v1.3.2 go1.26.1", versionLine(tool, true), "a go tool of another module")
+
+	code, _, _ = sentinelgen(runEnv{}, "version", "extra")
 	assert.Equal(t, 2, code)
 }
 

@@ -11,19 +11,10 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
-	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/datasource/redis"
 )
 
 const pushUsage = "usage: sentinelgen rules push (-etcd ADDR -key K | -redis ADDR -key K -channel C) [-kind name] [-timeout d] [-pkg patterns] [-also names] [-tags list] FILE"
-
-// pushKinds are the kinds -kind names, when a file's name and fields do
-// not tell (DetectKind).
-var pushKinds = map[string]datasource.Kind{
-	"flow": datasource.Flow, "degrade": datasource.Degrade, "system": datasource.System,
-	"authority": datasource.Authority, "paramFlow": datasource.ParamFlow, "adaptive": datasource.Adaptive,
-	"combined": datasource.Combined,
-}
 
 // runRulesPush is `sentinelgen rules push`: it checks a rule file exactly
 // as `rules check` does, and publishes it to an etcd key, or to a Redis
@@ -36,7 +27,7 @@ func runRulesPush(env runEnv, args []string) error {
 	redisAddr := fs.String("redis", "", "Redis host:port to SET the document to and PUBLISH it on, in one MULTI")
 	key := fs.String("key", "", "the etcd or Redis key the instances watch")
 	channel := fs.String("channel", "", "the Redis channel the instances subscribe to (with -redis)")
-	kindName := fs.String("kind", "", "the document's kind: flow, degrade, system, authority, paramFlow, adaptive or combined (default: told by the file's name or fields)")
+	kindName := fs.String("kind", "", "the document's kind: "+kindList+" (default: told by the file's name or fields)")
 	timeout := fs.Duration("timeout", 10*time.Second, "how long to wait for the server")
 	pkgs := fs.String("pkg", "", "as rules check: package patterns whose declared resources rules must name")
 	tags := fs.String("tags", "", "as rules check: build tags for loading the packages")
@@ -60,8 +51,8 @@ func runRulesPush(env runEnv, args []string) error {
 		problem = "-redis needs -channel"
 	case *etcdAddr != "" && *channel != "":
 		problem = "-channel is for -redis only"
-	case *kindName != "" && pushKinds[*kindName] == nil:
-		problem = fmt.Sprintf("unknown -kind %q", *kindName)
+	case kindProblem(*kindName) != "":
+		problem = kindProblem(*kindName)
 	}
 	if problem != "" {
 		fmt.Fprintln(env.stderr, "sentinelgen rules push:", problem)
@@ -77,7 +68,7 @@ func runRulesPush(env runEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	data, kind, problems := checkForPush(path, *kindName, declared)
+	data, kind, _, problems := checkFile(path, *kindName, declared)
 	if printProblems(env, problems) {
 		fmt.Fprintf(env.stderr, "sentinelgen rules push: %s not pushed: it would be refused\n", relPath(env.dir, path))
 		return problemsError{}
@@ -103,36 +94,6 @@ func runRulesPush(env runEnv, args []string) error {
 	}
 	fmt.Fprintf(env.stdout, "pushed %s (%s rules) to %s\n", relPath(env.dir, path), kind.Name(), where)
 	return nil
-}
-
-// checkForPush reads and checks the file as `rules check` does
-// (ReadFile, DetectKind, Check: datasource.CheckFiles for one file),
-// keeping the bytes it checked, which are the bytes pushed. kindName,
-// when set, replaces the detection.
-func checkForPush(path, kindName string, declared []string) ([]byte, datasource.Kind, []datasource.Problem) {
-	data, err := datasource.ReadFile(path, 0)
-	kind := pushKinds[kindName]
-	if err == nil && kind == nil {
-		kind, err = datasource.DetectKind(path, data)
-	}
-	if err != nil {
-		// rules check's own report of an unreadable or unrecognised file.
-		problems, _ := datasource.CheckFiles([]string{path}, declared)
-		if !hasError(problems) {
-			problems = append(problems, datasource.Problem{File: path, Rule: -1, Severity: datasource.SeverityError, Message: err.Error()})
-		}
-		return nil, nil, problems
-	}
-	return data, kind, datasource.Check(path, data, kind, declared)
-}
-
-func hasError(problems []datasource.Problem) bool {
-	for _, p := range problems {
-		if p.Severity == datasource.SeverityError {
-			return true
-		}
-	}
-	return false
 }
 
 func putEtcd(ctx context.Context, endpoints []string, key string, data []byte, timeout time.Duration) (int64, error) {

@@ -24,7 +24,8 @@ func (s *Svc) get(ctx context.Context) (int, error) { return 1, nil }
 	})
 	code, stdout, stderr := sentinelgen(env, "rules", "check", "-pkg", "./...", "-also", "/api/order", "rules/flow.json")
 	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, "rules/flow.json:2:2: rule 1 (resource \"getOrdr\"): warning: no declared resource is named \"getOrdr\" (did you mean \"getOrder\"?)\n", stdout)
+	assert.Equal(t, "rules/flow.json:2:2: rule 1 (resource \"getOrdr\"): warning: no declared resource is named \"getOrdr\" (did you mean \"getOrder\"?)\n"+
+		"rules/flow.json: 3 flow rules checked against 2 declared resources: valid (1 warning)\n", stdout)
 	assert.NotContains(t, stdout, "/api/order", "names given with -also count as declared")
 	assert.NoFileExists(t, filepath.Join(dir, "svc", "svc_sentinel.go"), "rules check writes nothing")
 }
@@ -57,7 +58,8 @@ func TestRulesCheckPrintsJavaCoercionsAsWarnings(t *testing.T) {
 	assert.Equal(t, 0, code, stderr)
 	assert.Equal(t, "rules/flow.json:1:1: warning: a comment: JSON has no comments; fastjson skips them (so does this runtime), Jackson refuses the document\n"+
 		"rules/flow.json:2:2: rule 0 (resource \"getOrder\"): warning: controlBehavior 7 is not one of 0..3; Java loads the rule and rejects calls over its count, as 0 (Reject) does\n"+
-		"rules/flow.json:2:36: rule 0 (resource \"getOrder\"): warning: count \"10\" is a quoted number; read as 10, as fastjson and Jackson read it\n", stdout)
+		"rules/flow.json:2:36: rule 0 (resource \"getOrder\"): warning: count \"10\" is a quoted number; read as 10, as fastjson and Jackson read it\n"+
+		"rules/flow.json: 1 flow rule checked: valid (3 warnings)\n", stdout)
 }
 
 // rules check reports each dry-run rule on a line of its own, on stdout,
@@ -73,6 +75,7 @@ func TestRulesCheckReportsDryRunRules(t *testing.T) {
 	assert.Equal(t, `rules/sentinel.json:1:11: flow: rule 0 (resource "getOrder"): note: dry run: admits every call, counting those it would block; Java Sentinel ignores dryRun and would enforce this rule
 rules/sentinel.json:2:14: degrade: rule 0 (resource "pay"): note: dry run: admits every call, counting those it would block; Java Sentinel ignores dryRun and would enforce this rule
 rules/sentinel.json:3:13: system: rule 0: note: dry run: admits every call, counting those it would block; Java Sentinel ignores dryRun and would enforce this rule
+rules/sentinel.json: 4 rules of a combined document checked: valid
 `, stdout)
 }
 
@@ -91,6 +94,7 @@ func TestRulesCheckReadsAdaptiveRules(t *testing.T) {
 	code, stdout, stderr := sentinelgen(env, "rules", "check", "rules/sentinel.json")
 	assert.Equal(t, 0, code, stderr)
 	assert.Equal(t, `rules/sentinel.json:2:15: adaptive: rule 0 (resource "getOrder"): note: dry run: admits every call, counting those it would block (Java Sentinel has no adaptive rule)
+rules/sentinel.json: 2 rules of a combined document checked: valid
 `, stdout)
 }
 
@@ -109,4 +113,25 @@ func TestRulesCheckWarnsOnMisspeltFields(t *testing.T) {
 	code, _, stderr = sentinelgen(env, "rules", "check", "rules/bad-flow.json")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, `(the rule has "refResorce": did you mean "refResource"?)`)
+}
+
+// rules check says what it checked, so that success is not silence;
+// -kind names the kind as rules push's does, with a "did you mean".
+func TestRulesCheckSaysWhatItCheckedAndTakesKind(t *testing.T) {
+	_, env := module(t, map[string]string{
+		"rules/r.json":    `[{"resource": "a", "timeWindow": 0, "count": 1}]`,
+		"rules/flow.json": `[{"resource": "a", "count": 1}, {"resource": "b", "count": 2}]`,
+	})
+	// Detected as degrade (timeWindow), where timeWindow 0 is refused.
+	code, _, stderr := sentinelgen(env, "rules", "check", "rules/r.json")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "timeWindow")
+	code, stdout, stderr := sentinelgen(env, "rules", "check", "-kind", "flow", "rules/r.json", "rules/flow.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, "rules/r.json: 1 flow rule checked: valid\nrules/flow.json: 2 flow rules checked: valid\n", stdout)
+
+	code, _, stderr = sentinelgen(env, "rules", "check", "-kind", "flwo", "rules/r.json")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `unknown -kind "flwo"; did you mean flow?`)
+	assert.Contains(t, stderr, "usage: sentinelgen rules check")
 }
