@@ -63,7 +63,9 @@ func (t *transport) send(req *http.Request, e *runtime.SentinelEntry) (*http.Res
 	defer func() {
 		if !handedOver {
 			if p := recover(); p != nil {
-				e.SetError(&PanicError{Value: p})
+				if !callerGaveUp(req) { // else what is left of an abandoned request
+					e.SetError(&PanicError{Value: p})
+				}
 				e.Exit()
 				panic(p)
 			}

@@ -1,6 +1,7 @@
 package nethttp_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -404,4 +405,22 @@ func TestTransportOnARealListenerNestsUnderTheInboundRequest(t *testing.T) {
 	require.NotNil(t, route)
 	assert.NotNil(t, findChild(*route, okRes), "the outbound call is a child of the inbound request")
 	assert.NotNil(t, findChild(*route, failRes))
+}
+
+// A base transport that panics once the caller gave up is no failure of
+// the upstream's (the caller-abort rule); the panic goes on, the entry
+// exits.
+func TestTransportPanicAfterTheCallerGaveUpIsNotRecorded(t *testing.T) {
+	clk := clocktest.Install(t)
+	record(t)
+	const u = "http://panic.example.com/tr/canceled"
+	base := roundTripFunc(func(*http.Request) (*http.Response, error) { panic("canceled") })
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	assert.PanicsWithValue(t, "canceled", func() {
+		_, _ = nethttp.Transport(base).RoundTrip(httptest.NewRequest("GET", u, nil).WithContext(ctx))
+	})
+	cl := cluster(t, "GET:"+u)
+	assert.Zero(t, cl.Threads())
+	assert.Zero(t, cl.ExceptionQPS(clk.Millis()), "the caller hung up")
 }

@@ -32,7 +32,7 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 		done := false
 		defer func() {
 			if !done {
-				exitPanicking(e, recover())
+				exitPanicking(ctx, e, recover())
 			}
 		}()
 		err := remoteBlocked(invoker(ctx, method, req, reply, cc, callOpts...))
@@ -65,7 +65,7 @@ func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor 
 		done := false
 		defer func() {
 			if !done {
-				exitPanicking(e, recover())
+				exitPanicking(ctx, e, recover())
 			}
 		}()
 		cs, err := streamer(ctx, desc, cc, method, callOpts...)

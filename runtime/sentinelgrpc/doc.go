@@ -81,7 +81,8 @@
 // code. The default, ServerError, holds for the codes that say the server
 // failed: Unknown (also a plain, non-status error), DeadlineExceeded,
 // Internal, Unavailable and DataLoss. A handler's panic is recorded as a
-// *PanicError, the entry exits, and the panic goes on.
+// *PanicError (unless the call's context has ended, below), the entry
+// exits, and the panic goes on.
 //
 // No caller can open a breaker for other callers by choosing its own
 // deadline or hanging up: a call whose context has ended when it ends —

@@ -32,7 +32,7 @@ func UnaryServerInterceptor(opts ...ServerOption) grpc.UnaryServerInterceptor {
 		done := false
 		defer func() {
 			if !done {
-				exitPanicking(e, recover())
+				exitPanicking(ctx, e, recover())
 			}
 		}()
 		resp, err := handler(e.Context(), req)
@@ -62,7 +62,7 @@ func StreamServerInterceptor(opts ...ServerOption) grpc.StreamServerInterceptor 
 		done := false
 		defer func() {
 			if !done {
-				exitPanicking(e, recover())
+				exitPanicking(ctx, e, recover())
 			}
 		}()
 		*view = serverStream{ServerStream: ss, ctx: e.Context()}
@@ -160,12 +160,18 @@ func (c *commonConfig) options(ctx context.Context, method string, req any, res 
 
 // exitPanicking records a handler's panic on its entry, exits the entry and
 // lets the panic go on. p is nil after runtime.Goexit: the entry just exits.
-func exitPanicking(e *runtime.SentinelEntry, p any) {
+// A panic once the call's context ctx ended is what is left of an
+// abandoned call, not recorded (the caller-abort rule, as on HTTP).
+func exitPanicking(ctx context.Context, e *runtime.SentinelEntry, p any) {
 	if p == nil {
 		e.Exit()
 		return
 	}
-	e.Exit(runtime.WithError(&PanicError{Value: p}))
+	if contextEnded(ctx) {
+		e.Exit()
+	} else {
+		e.Exit(runtime.WithError(&PanicError{Value: p}))
+	}
 	panic(p)
 }
 

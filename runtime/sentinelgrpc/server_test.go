@@ -464,3 +464,46 @@ func TestStreamClientsThatHangUpDoNotOpenTheMethodsBreaker(t *testing.T) {
 	require.NoError(t, err, "the breaker stays closed")
 	require.NoError(t, stream.CloseSend())
 }
+
+// A handler that panics once its caller hung up ("must" on a query its
+// context canceled), behind a recovery interceptor that keeps the server
+// up, is what is left of an abandoned call: not the method's error, as on
+// HTTP. The panic still goes on and the entry exits; a caller that did not
+// hang up still has its panic recorded (the test above).
+func TestAPanicAfterTheCallerHungUpIsNotTheMethodsError(t *testing.T) {
+	handClock(t)
+	rec := record(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+
+	intercept := sentinelgrpc.UnaryServerInterceptor()
+	info := &grpc.UnaryServerInfo{FullMethod: "/test.Panics/Canceled"}
+	assert.PanicsWithValue(t, "canceled", func() {
+		_, _ = intercept(ctx, nil, info, func(context.Context, any) (any, error) { panic("canceled") })
+	})
+	stream := sentinelgrpc.StreamServerInterceptor()
+	sinfo := &grpc.StreamServerInfo{FullMethod: "/test.Panics/CanceledStream"}
+	assert.PanicsWithValue(t, "canceled", func() {
+		_ = stream(nil, &ctxStream{ctx: ctx}, sinfo, func(any, grpc.ServerStream) error { panic("canceled") })
+	})
+	client := sentinelgrpc.UnaryClientInterceptor()
+	assert.PanicsWithValue(t, "canceled", func() {
+		_ = client(ctx, "/test.Panics/CanceledClient", nil, nil, nil,
+			func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { panic("canceled") })
+	})
+
+	for _, name := range []string{info.FullMethod, sinfo.FullMethod, "/test.Panics/CanceledClient"} {
+		_, exits := rec.seen(name)
+		require.Len(t, exits, 1, name)
+		assert.NoError(t, exits[0].Err, "%s: the caller hung up", name)
+		assert.EqualValues(t, 0, runtime.LookupResource(name).ClusterNode().Threads(), name)
+	}
+}
+
+// ctxStream is a grpc.ServerStream with only a context.
+type ctxStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *ctxStream) Context() context.Context { return s.ctx }
