@@ -58,8 +58,9 @@
 // WithBatchCount, WithPrioritized), WithError, EnterContext and
 // ContextName, Declare and ResourceSpec, BlockError and ErrBlocked.
 // Operating it takes SetEnabled, SetLogger, SetBlockLogLines, SetClock,
-// Resources, LookupResource and Tree, which the dashboard and the metrics
-// collector read. Nothing else is needed to protect a service.
+// EnableRTHistogram, and what the dashboard and the metrics collector
+// read: Resources, LookupResource, Tree, RTHistogram and Dependencies.
+// Nothing else is needed to protect a service.
 //
 // Writing a slot of your own, as the rule packages do, takes the rest:
 //
@@ -79,7 +80,10 @@
 //
 // Writing an adapter (a web framework, an RPC system) takes EntryWith and
 // EntryInContextWith, which keep an adapter's per-call state in the
-// entry's one allocation.
+// entry's one allocation; a tracing adapter registers an Observer
+// (AddObserver); a client of a server the rules depend on (a cluster
+// store, a rule source) reports its outages through a Dependency
+// (NewDependency).
 //
 // # Bounded tables
 //
