@@ -40,6 +40,12 @@ type Client struct {
 	depMu                        sync.Mutex   // orders the breaker's transitions as dep tells them
 	fellBackLocal, fellBackBlock atomic.Int64 // unanswered checks, by the rule's fallback
 	outageLocal, outageBlock     atomic.Int64 // their values when the outage began
+	recoveredAt                  atomic.Int64 // unix ns the last outage ended; 0: none
+	// live is the live instances heartbeats counted (0: none answered
+	// yet), which divide a global count while Redis is down; lowSince is
+	// when heartbeats began to see fewer (see seeLive).
+	live     atomic.Int64
+	lowSince time.Time
 
 	// ctx is canceled by Close, so that a heartbeat in flight on a hung
 	// Redis ends at once.
@@ -153,10 +159,13 @@ func (c *Client) InstanceID() string { return c.cfg.InstanceID }
 // Stats counts checks: Answered by Redis, Failed (error, timeout or an
 // unexpected reply), Skipped while the breaker was open, and Local: calls
 // with more than MaxParamValues values, left to the local rule;
-// BreakerOpen is the breaker's state now.
+// BreakerOpen is the breaker's state now; Live is the live instances the
+// last heartbeat counted (0 before one was answered), whose share of a
+// global count each instance checks while Redis does not answer.
 type Stats struct {
 	Answered, Failed, Skipped, Local int64
 	BreakerOpen                      bool
+	Live                             int64
 }
 
 // Stats returns the client's counters.
@@ -167,6 +176,7 @@ func (c *Client) Stats() Stats {
 		Skipped:     c.skipped.Load(),
 		Local:       c.local.Load(),
 		BreakerOpen: c.br.open(),
+		Live:        c.live.Load(),
 	}
 }
 
@@ -193,7 +203,18 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 	}
 	keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
 	args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
-	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
+	ok, err := c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
+	switch {
+	case err != nil && cc.ThresholdType == thresholdGlobal:
+		// The fleet's limit, not this instance's: each live instance
+		// checks its share locally (see fallback in the package doc).
+		err = &flow.LocalCount{Count: c.share(rule.Count), Err: err}
+	case ok && cc.FallbackToLocalWhenFail && c.recovering(cc.WindowIntervalMs):
+		// What the fallback admitted in this window is not in Redis:
+		// the local check decides too until the window ends.
+		return true, &flow.LocalCount{Count: c.localCount(rule)}
+	}
+	return ok, err
 }
 
 // CheckParams counts a hot-parameter rule: the window script on one
@@ -288,7 +309,9 @@ func (c *Client) LiveInstances(ctx context.Context) (int64, error) {
 func (c *Client) heartbeat() {
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.HeartbeatInterval)
 	defer cancel()
-	heartbeatScript.Run(ctx, c.rdb, []string{c.instancesKey}, c.cfg.InstanceID, c.cfg.InstanceTTL.Milliseconds())
+	if n, err := heartbeatScript.Run(ctx, c.rdb, []string{c.instancesKey}, c.cfg.InstanceID, c.cfg.InstanceTTL.Milliseconds()).Int64(); err == nil {
+		c.seeLive(n, time.Now())
+	}
 }
 
 func (c *Client) heartbeats() {
