@@ -41,6 +41,12 @@ type Client struct {
 	fellBackLocal, fellBackBlock atomic.Int64 // unanswered checks, by the rule's fallback
 	outageLocal, outageBlock     atomic.Int64 // their values when the outage began
 	recoveredAt                  atomic.Int64 // unix ns the last outage ended; 0: none
+
+	// Leased tokens (lease.go): per flow id, copied on write.
+	leases             atomic.Pointer[map[int64]*leases]
+	leasesMu           sync.Mutex
+	leased, leaseCalls atomic.Int64   // calls admitted from leases; lease requests answered
+	bg                 sync.WaitGroup // prefetches in flight, waited for by Close
 	// live is the live instances heartbeats counted (0: none answered
 	// yet), which divide a global count while Redis is down; lowSince is
 	// when heartbeats began to see fewer (see seeLive).
@@ -140,6 +146,7 @@ func (c *Client) Close() error {
 		close(c.stop)
 		c.cancel()
 		<-c.done
+		c.bg.Wait()
 		d := closeTimeout
 		if c.cfg.Timeout > 0 && c.cfg.Timeout < d {
 			d = c.cfg.Timeout
@@ -162,10 +169,15 @@ func (c *Client) InstanceID() string { return c.cfg.InstanceID }
 // BreakerOpen is the breaker's state now; Live is the live instances the
 // last heartbeat counted (0 before one was answered), whose share of a
 // global count each instance checks while Redis does not answer.
+//
+// With leases, Leased counts the calls admitted from a lease (no round
+// trip) and Leases the lease requests Redis answered (counted in Answered
+// too).
 type Stats struct {
 	Answered, Failed, Skipped, Local int64
 	BreakerOpen                      bool
 	Live                             int64
+	Leased, Leases                   int64
 }
 
 // Stats returns the client's counters.
@@ -177,6 +189,8 @@ func (c *Client) Stats() Stats {
 		Local:       c.local.Load(),
 		BreakerOpen: c.br.open(),
 		Live:        c.live.Load(),
+		Leased:      c.leased.Load(),
+		Leases:      c.leaseCalls.Load(),
 	}
 }
 
@@ -201,9 +215,15 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 	if cc == nil {
 		return false, fmt.Errorf("cluster: flow rule %q has no clusterConfig", rule.Resource)
 	}
-	keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
-	args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
-	ok, err := c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
+	var ok bool
+	var err error
+	if c.cfg.Leases {
+		ok, err = c.checkLeased(ctx, rule, acquire)
+	} else {
+		keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
+		args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
+		ok, err = c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
+	}
 	switch {
 	case err != nil && cc.ThresholdType == thresholdGlobal:
 		// The fleet's limit, not this instance's: each live instance
@@ -253,20 +273,38 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 
 // run runs the window script through the breaker, with the check's
 // deadline; args[1] and args[2] are filled with the window's shape.
-// fallback is the rule's fallbackToLocalWhenFail, for the outage's tally.
 func (c *Client) run(ctx context.Context, keys []string, args []any, samples, windowMs int, timeoutMs int64, fallback bool) (bool, error) {
+	args[1], args[2] = windowShape(samples, windowMs)
+	var verdict int64
+	err := c.eval(ctx, windowScript, keys, args, timeoutMs, fallback, func(res []any) error {
+		v, isInt := res[0].(int64)
+		if !isInt || (v != 0 && v != 1) {
+			return fmt.Errorf("cluster: unexpected verdict %#v from the window script, want 0 or 1", res[0])
+		}
+		verdict = v
+		return nil
+	})
+	return verdict == 1, err
+}
+
+// eval runs a script through the breaker with the check's deadline, and
+// hands its reply to parse. A reply parse refuses is not what the script
+// answers: something else is at the address (a proxy, another script
+// under this SHA). Neither admit nor block on it: it is a failure like any
+// other, which the breaker counts and the rule's fallback answers.
+// fallback is the rule's fallbackToLocalWhenFail, for the outage's tally.
+func (c *Client) eval(ctx context.Context, script *redis.Script, keys []string, args []any, timeoutMs int64, fallback bool, parse func([]any) error) error {
 	ok, probe := c.br.allow()
 	if !ok {
 		c.skipped.Add(1)
 		c.unanswered(fallback)
-		return false, ErrUnavailable
+		return ErrUnavailable
 	}
-	args[1], args[2] = windowShape(samples, windowMs)
 	tctx, cancel := context.WithTimeout(ctx, c.timeout(timeoutMs))
 	defer cancel()
-	res, err := windowScript.Run(tctx, c.rdb, keys, args...).Slice()
+	res, err := script.Run(tctx, c.rdb, keys, args...).Slice()
 	if err == nil && len(res) == 0 {
-		err = errors.New("cluster: empty reply from the window script")
+		err = errors.New("cluster: empty reply from a cluster script")
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -277,23 +315,17 @@ func (c *Client) run(ctx context.Context, keys []string, args []any, samples, wi
 		}
 		c.failed.Add(1)
 		c.unanswered(fallback)
-		return false, err
+		return err
 	}
-	verdict, isInt := res[0].(int64)
-	if !isInt || (verdict != 0 && verdict != 1) {
-		// Not what the script answers: something else is at the address
-		// (a proxy, another script under this SHA). Neither admit nor
-		// block on it: it is a failure like any other, which the
-		// breaker counts and the rule's fallback answers.
-		err := fmt.Errorf("cluster: unexpected verdict %#v from the window script, want 0 or 1", res[0])
+	if err := parse(res); err != nil {
 		c.failure(probe, err)
 		c.failed.Add(1)
 		c.unanswered(fallback)
-		return false, err
+		return err
 	}
 	c.success(probe)
 	c.answered.Add(1)
-	return verdict == 1, nil
+	return nil
 }
 
 func formatCount(n float64) string { return strconv.FormatFloat(n, 'g', -1, 64) }

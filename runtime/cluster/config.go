@@ -52,6 +52,16 @@ type Config struct {
 	// 100,000-element slice — is not sent: the rule checks it locally
 	// (paramflow.ErrCheckLocally), as if it were not in cluster mode.
 	MaxParamValues int
+	// Leases, when set, admits flow-rule calls from leased tokens: the
+	// instance takes a batch of the current window's tokens from Redis in
+	// one round trip (counted there as admitted at once, so the fleet never
+	// admits more than count in a window aligned on windowIntervalMs), and
+	// admits calls locally until they run out; unused tokens die with their
+	// window. Most calls then cost no round trip. Every instance sharing a
+	// flowId must agree on it: leased and unleased instances count in
+	// different keys. Off by default; see the package doc for when to turn
+	// it on.
+	Leases bool
 	// PoolSize is the connection pool's size; go-redis's default (10 per
 	// CPU) when 0.
 	PoolSize int
