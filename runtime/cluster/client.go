@@ -45,6 +45,7 @@ type Client struct {
 	// Leased tokens (lease.go): per flow id, copied on write.
 	leases             atomic.Pointer[map[int64]*leases]
 	leasesMu           sync.Mutex
+	params             paramLeases    // hot-parameter values' (paramlease.go)
 	leased, leaseCalls atomic.Int64   // calls admitted from leases; lease requests answered
 	bg                 sync.WaitGroup // prefetches in flight, waited for by Close
 	// live is the live instances heartbeats counted (0: none answered
@@ -267,6 +268,18 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 		seen[k] = len(keys) - 1
 		keys = append(keys, k)
 		args = append(args, v.Count, acquire)
+	}
+	if c.cfg.Leases && len(keys) > 1 {
+		vals := len(keys) - 1
+		leaseKeys, counts, needs := make([]string, vals), make([]float64, vals), make([]int64, vals)
+		for i := range vals {
+			leaseKeys[i] = c.cfg.KeyPrefix + "lease:" + keys[1+i][len(c.cfg.KeyPrefix):]
+			counts[i] = float64(args[3+2*i].(int64))
+			needs[i] = args[3+2*i+1].(int64)
+		}
+		if admitted, ok, err := c.checkParamsLeased(ctx, rule, leaseKeys, counts, needs); ok {
+			return admitted, err
+		}
 	}
 	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail)
 }

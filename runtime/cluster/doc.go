@@ -94,8 +94,15 @@
 // window starting on a bucket boundary, with leases in windows aligned on
 // windowIntervalMs, so up to twice the count can pass across a window's
 // turn. Every instance sharing a flowId must agree: leased counts live in
-// <prefix>lease:<flowId>, not in the window hash. Hot-parameter cluster
-// rules are not leased: each call is one round trip, as without leases.
+// <prefix>lease:<flowId>, not in the window hash.
+//
+// Hot-parameter cluster rules lease per argument value (within
+// MaxParamValues a call): a call's values with too few tokens are asked
+// for in one script call, then the call takes a token from each value's
+// lease or, if one has none, gives back what it took and is refused. The
+// client holds leases for at most MaxParamLeases (10,000) values; past
+// that (callers choose values), a value with no lease is checked with a
+// round trip per call, as without leases.
 //
 // # Keys
 //
@@ -103,6 +110,7 @@
 //	<prefix>param:<flowId>:<value>   hash: the same, for one argument value
 //	<prefix>instances                sorted set: instance id -> registration expiry (Redis ms)
 //	<prefix>lease:<flowId>           hash: w (window start, Redis ms), n (tokens leased in it)
+//	<prefix>lease:param:<flowId>:<value>  hash: the same, for one argument value
 //
 // The prefix is Config.KeyPrefix ("sentinel:" by default). A value is
 // written as paramflow.ClusterValue's Key says ("i:42", "s:alice", ...),

@@ -13,19 +13,20 @@ import (
 )
 
 // leaseScript grants an instance a batch of the current window's tokens
-// of one flow id, counted in Redis as admitted at once, so that the fleet
-// never admits more than the threshold in a window, however the tokens
-// are spent.
+// of one or more windows (a flow id's, or one per argument value of a
+// hot-parameter call), counted in Redis as admitted at once, so that the
+// fleet never admits more than the threshold in a window, however the
+// tokens are spent.
 //
 // Windows are aligned on windowIntervalMs on Redis's clock (TIME). KEYS[1]
-// is the live-instance set, KEYS[2] the flow id's lease hash: w (the
-// window's start, ms) and n (tokens granted in it). ARGV[1]
-// thresholdType, ARGV[2] windowIntervalMs, ARGV[3] count, ARGV[4] tokens
-// wanted. The threshold is floor(count), or floor(count × live instances)
-// for thresholdType 0 (at least one instance). The grant is what is wanted
-// or what is left, whichever is less (0 when none is left).
-// Reply: {granted, ms left in the window, threshold, window start,
-// tokens left in the window after this grant}.
+// is the live-instance set, KEYS[2..n] lease hashes: w (the window's
+// start, ms) and n (tokens granted in it). ARGV[1] thresholdType, ARGV[2]
+// windowIntervalMs, then for KEYS[k] its count ARGV[2k-1] and the tokens
+// wanted ARGV[2k]. A threshold is floor(count), or floor(count × live
+// instances) for thresholdType 0 (at least one instance). A grant is what
+// is wanted or what is left, whichever is less (0 when none is left).
+// Reply, five numbers per lease hash: granted, ms left in the window,
+// threshold, window start, tokens left in the window after this grant.
 var leaseScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -37,19 +38,28 @@ if ARGV[1] == '0' then
   local n = redis.call('ZCARD', KEYS[1])
   if n > 1 then instances = n end
 end
-local threshold = math.floor(tonumber(ARGV[3]) * instances)
-local taken = 0
-local h = redis.call('HMGET', KEYS[2], 'w', 'n')
-if tonumber(h[1]) == start then taken = tonumber(h[2]) end
-local grant = threshold - taken
-local want = tonumber(ARGV[4])
-if grant > want then grant = want end
-if grant < 0 then grant = 0 end
-if grant > 0 or taken == 0 then
-  redis.call('HSET', KEYS[2], 'w', start, 'n', taken + grant)
-  redis.call('PEXPIRE', KEYS[2], 2 * window)
+local out = {}
+for k = 2, #KEYS do
+  local threshold = math.floor(tonumber(ARGV[2 * k - 1]) * instances)
+  local taken = 0
+  local h = redis.call('HMGET', KEYS[k], 'w', 'n')
+  if tonumber(h[1]) == start then taken = tonumber(h[2]) end
+  local grant = threshold - taken
+  local want = tonumber(ARGV[2 * k])
+  if grant > want then grant = want end
+  if grant < 0 then grant = 0 end
+  if grant > 0 or taken == 0 then
+    redis.call('HSET', KEYS[k], 'w', start, 'n', taken + grant)
+    redis.call('PEXPIRE', KEYS[k], 2 * window)
+  end
+  local i = #out
+  out[i + 1] = grant
+  out[i + 2] = window - (now - start)
+  out[i + 3] = threshold
+  out[i + 4] = start
+  out[i + 5] = threshold - taken - grant
 end
-return {grant, window - (now - start), threshold, start, threshold - taken - grant}
+return out
 `)
 
 // monoBase anchors mono: leases expire on the monotonic clock, which wall
@@ -96,6 +106,9 @@ type leases struct {
 	// demand counts the tokens calls asked for in the current window, and
 	// prev those of the one before: a batch is sized from them.
 	demand, prev atomic.Int64
+	// installMu orders installs of grants (a hot-parameter value's may
+	// race, as they are not asked under mu).
+	installMu sync.Mutex
 }
 
 // leasesOf is flowID's lease state, made on its first call. The map is
@@ -167,15 +180,14 @@ func (c *Client) checkLeased(ctx context.Context, rule *flow.Rule, acquire int64
 // at a steady rate), at least acquire, and at most an even share of the
 // threshold among the live instances, so a quiet instance never sits on
 // tokens a busy one needs and a busy one takes the rest in further batches.
-func (c *Client) batch(ls *leases, rule *flow.Rule, acquire int64) int64 {
+func (c *Client) batch(ls *leases, count float64, thresholdType int, acquire int64) int64 {
 	want := max(ls.demand.Load(), ls.prev.Load()) / 2
-	threshold := int64(rule.Count)
-	if rule.ClusterConfig.ThresholdType != thresholdGlobal {
-		threshold = int64(rule.Count * float64(max(1, c.live.Load())))
-	} else if l := ls.cur.Load(); l != nil && l.threshold > 0 {
-		threshold = l.threshold
+	live := max(1, c.live.Load())
+	threshold := int64(count)
+	if thresholdType != thresholdGlobal {
+		threshold = int64(count * float64(live))
 	}
-	share := max(1, threshold/max(1, c.live.Load()))
+	share := max(1, threshold/live)
 	return max(acquire, min(want, share))
 }
 
@@ -186,7 +198,7 @@ func (c *Client) refill(ctx context.Context, ls *leases, rule *flow.Rule, acquir
 	if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() && (l.tokens.Load() >= acquire || l.exhausted.Load()) {
 		return nil
 	}
-	return c.grant(ctx, ls, rule, c.batch(ls, rule, acquire))
+	return c.grant(ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, acquire))
 }
 
 // prefetch asks for the next batch in the background once the lease is
@@ -203,49 +215,83 @@ func (c *Client) prefetch(ls *leases, l *lease, rule *flow.Rule) {
 			return // a call is asking already
 		}
 		defer ls.mu.Unlock()
-		_ = c.grant(c.ctx, ls, rule, c.batch(ls, rule, 1))
+		_ = c.grant(c.ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, 1))
 	}()
 }
 
-// grant runs the lease script and installs its grant (ls.mu held). The
-// lease's deadline is the window's end measured from when the request was
-// sent: the script ran after that, so the tokens die no later than the
-// window on Redis's clock.
+// leaseAsk is one lease hash's part of a lease script call.
+type leaseAsk struct {
+	ls    *leases
+	key   string
+	count float64
+	want  int64
+}
+
+// grant asks for a flow rule's next batch (ls.mu held).
 func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, want int64) error {
 	cc := rule.ClusterConfig
-	windowMs := cc.WindowIntervalMs
+	return c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
+		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, want: want}})
+}
+
+// ask runs the lease script for asks, one round trip, and installs each
+// grant. A lease's deadline is the window's end measured from when the
+// request was sent: the script ran after that, so the tokens die no later
+// than the window on Redis's clock.
+func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback bool, asks []leaseAsk) error {
 	if windowMs <= 0 {
 		windowMs = flow.DefaultClusterWindowIntervalMs
 	}
+	keys := make([]string, 1, 1+len(asks))
+	keys[0] = c.instancesKey
+	args := make([]any, 2, 2+2*len(asks))
+	args[0], args[1] = thresholdType, windowMs
+	for _, a := range asks {
+		keys = append(keys, a.key)
+		args = append(args, formatCount(a.count), a.want)
+	}
+	const per = 5 // granted, ms left, threshold, window start, tokens left
+	reply := make([]int64, per*len(asks))
 	sent := mono()
-	var reply [5]int64 // granted, ms left, threshold, window start, tokens left
-	err := c.eval(ctx, leaseScript, []string{c.instancesKey, c.leaseKey(cc.FlowID)},
-		[]any{cc.ThresholdType, windowMs, formatCount(rule.Count), want}, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
-		func(res []any) error {
-			if len(res) != len(reply) {
-				return fmt.Errorf("cluster: unexpected reply %#v from the lease script", res)
+	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
+		if len(res) != len(reply) {
+			return fmt.Errorf("cluster: unexpected reply of %d values from the lease script, want %d", len(res), len(reply))
+		}
+		for i := range reply {
+			v, ok := res[i].(int64)
+			if !ok {
+				return fmt.Errorf("cluster: unexpected reply %#v from the lease script", res[i])
 			}
-			for i := range reply {
-				v, ok := res[i].(int64)
-				if !ok {
-					return fmt.Errorf("cluster: unexpected reply %#v from the lease script", res)
-				}
-				reply[i] = v
+			reply[i] = v
+		}
+		for i, a := range asks {
+			r := reply[per*i:]
+			if r[0] < 0 || r[0] > a.want || r[1] <= 0 || r[1] > int64(windowMs) {
+				return fmt.Errorf("cluster: unexpected reply %v from the lease script", r[:per])
 			}
-			if reply[0] < 0 || reply[0] > want || reply[1] <= 0 || reply[1] > int64(windowMs) {
-				return fmt.Errorf("cluster: unexpected reply %#v from the lease script", res)
-			}
-			return nil
-		})
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	granted, left, threshold, window := reply[0], reply[1], reply[2], reply[3]
-	// Spent: Redis has no more tokens in this window for anyone, so calls
-	// past these are refused without asking again.
-	spent := granted < want || reply[4] <= 0
 	c.leaseCalls.Add(1)
-	deadline := sent + left*int64(time.Millisecond)
+	for i, a := range asks {
+		r := reply[per*i:]
+		a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], a.want, r[0] < a.want || r[4] <= 0)
+	}
+	return nil
+}
+
+// install adds a grant for the window starting at window (Redis ms) to
+// the lease in force, or makes it the lease in force when it is a newer
+// window. spent: Redis has no more tokens in this window for anyone, so
+// calls past these are refused without asking again. A grant for a
+// window older than the lease in force (a slow request) is dropped: its
+// tokens die unused.
+func (ls *leases) install(granted, deadline, threshold, window, want int64, spent bool) {
+	ls.installMu.Lock()
+	defer ls.installMu.Unlock()
 	cur := ls.cur.Load()
 	switch {
 	case cur != nil && cur.window == window:
@@ -266,7 +312,4 @@ func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, want in
 		ls.prev.Store(ls.demand.Swap(0))
 		ls.cur.Store(l)
 	}
-	// A grant for a window older than the lease in force (a slow
-	// request) is dropped: its tokens die unused.
-	return nil
 }
