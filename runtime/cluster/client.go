@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
@@ -26,7 +25,8 @@ var ErrUnavailable = errors.New("cluster: redis unavailable (breaker open)")
 // use.
 type Client struct {
 	cfg          Config
-	rdb          *redis.Client
+	rdb          redis.UniversalClient
+	ownsRDB      bool // made by New, so closed by Close
 	instancesKey string
 	br           breaker
 
@@ -74,39 +74,24 @@ var (
 // does not wait for Redis: an unreachable Redis makes checks fail (and
 // fall back) until it answers.
 func New(cfg Config) (*Client, error) {
-	if cfg.Addr == "" {
-		return nil, errors.New("cluster: Config.Addr is empty")
+	if cfg.Addr == "" && len(cfg.Addrs) == 0 && cfg.Client == nil {
+		return nil, errors.New("cluster: Config.Addr, Addrs and Client are all empty")
 	}
 	cfg = cfg.withDefaults()
-	opt := &redis.Options{
-		Addr:      cfg.Addr,
-		Username:  cfg.Username,
-		Password:  cfg.Password,
-		DB:        cfg.DB,
-		TLSConfig: cfg.TLS,
-		PoolSize:  cfg.PoolSize,
-		// RESP2 and no CLIENT SETINFO: a new connection costs no extra
-		// round trips beyond AUTH/SELECT when configured.
-		Protocol:        2,
-		DisableIdentity: true,
-		// Deadlines come from each check's context; go-redis must neither
-		// retry a command nor redial in the background past them.
-		ContextTimeoutEnabled:    true,
-		MaxRetries:               -1,
-		DialerRetries:            1,
-		DialTimeout:              time.Second,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	rdb, owned := cfg.Client, false
+	if rdb == nil {
+		rdb, owned = redis.NewUniversalClient(cfg.universalOptions()), true
 	}
-	if cfg.Timeout > 0 {
-		opt.DialTimeout = cfg.Timeout
-		opt.PoolTimeout = cfg.Timeout
+	if _, isCluster := rdb.(*redis.ClusterClient); isCluster {
+		cfg.KeyPrefix = withHashTag(cfg.KeyPrefix)
 	}
 	c := &Client{
 		cfg:          cfg,
-		rdb:          redis.NewClient(opt),
+		rdb:          rdb,
+		ownsRDB:      owned,
 		instancesKey: cfg.KeyPrefix + "instances",
 		br:           breaker{failures: int32(cfg.BreakerFailures), cooldown: cfg.BreakerCooldown},
-		dep:          runtime.NewDependency("cluster redis", cfg.Addr, outageImpact),
+		dep:          runtime.NewDependency("cluster redis", cfg.serverName(), outageImpact),
 		stop:         make(chan struct{}),
 		done:         make(chan struct{}),
 	}
@@ -155,7 +140,9 @@ func (c *Client) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		c.rdb.ZRem(ctx, c.instancesKey, c.cfg.InstanceID)
 		cancel()
-		err = c.rdb.Close()
+		if c.ownsRDB {
+			err = c.rdb.Close()
+		}
 		c.dep.Close()
 	})
 	return err

@@ -117,8 +117,8 @@
 // replaced by "sha256:<hex>" beyond 128 bytes; values with no text every
 // process derives alike (pointers, channels, plain structs) are not sent
 // to Redis and are checked as if Redis had not answered. On Redis Cluster
-// a check touches several keys in one script: put a hash tag in the
-// prefix ("{orders}:") so they share a slot.
+// a check touches several keys in one script, so the prefix is put in a
+// hash tag (see Redis Cluster and Sentinel).
 //
 // # Live instances
 //
@@ -130,6 +130,25 @@
 // thresholdType 0 when its registration expires. New does not wait for
 // Redis; a failed heartbeat is retried at the next tick.
 //
+// # Redis Cluster and Sentinel
+//
+// Config.Addr is one Redis. Config.Addrs with two or more nodes is a Redis
+// Cluster: the client follows the slot map and MOVED/ASK redirections, and
+// puts KeyPrefix in a hash tag unless it has one ("orders:" becomes
+// "{orders:}"), since each check's script touches several keys and
+// Redis Cluster runs a script on one slot only; all of a service's keys
+// then live on one master, as on one Redis. Config.MasterName with Addrs
+// (the Sentinels) is a Sentinel-managed Redis: the client asks the
+// Sentinels for the master and follows a failover. Config.Client takes any
+// go-redis UniversalClient built elsewhere. While a slot is half migrated
+// or a failover is under way, checks fail and the rules fall back as for
+// any outage; TestRedisClusterAndSlotMigration and
+// TestSentinelFailoverUnderLoad (real 3-master Cluster and Sentinel, slot
+// moved and master failed over under load) show checks answered again
+// within a second and the windows kept. The Redis rule source
+// (runtime/datasource/redis) takes the same clients; its key and channel
+// need no hash tag.
+//
 // # Configuration from a rule file
 //
 // Config comes from code, or from a "cluster" section of a combined rule
@@ -139,6 +158,9 @@
 //	{"flow": [...],
 //	 "cluster": [{"addr": "redis.internal:6379", "passwordEnv": "REDIS_PASSWORD",
 //	              "tls": true, "keyPrefix": "orders:", "timeoutMs": 50}]}
+//
+// ("addrs": [...] for a Redis Cluster, with "masterName" for Sentinel;
+// "leases": true for Config.Leases)
 //
 // read by a combined kind that includes
 // datasource.NewKind("cluster", cluster.SettingsProperty(),
