@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs Debian's redis-server for the cluster flow-control tests
-# (runtime/cluster), unless it is already there, and prints its version.
+# Installs Debian's redis-server and redis-cli for the cluster flow-control
+# tests (runtime/cluster), unless they are already there, and prints their
+# versions.
 # The tests start and kill their own redis-server processes on free
 # loopback ports; this script starts no service. Idempotent; run as root
 # (CI machines are). .ci/run calls it before the tests.
@@ -17,4 +18,12 @@ if ! command -v redis-server >/dev/null 2>&1; then
 	fi
 	apt-get install -y -qq --no-install-recommends redis-server >/dev/null
 fi
+# redis-cli (Debian's redis-tools, a dependency of redis-server) creates
+# the tests' Redis Cluster; redis-server --sentinel runs their Sentinel.
+if ! command -v redis-cli >/dev/null 2>&1; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends redis-tools >/dev/null
+fi
 redis-server --version
+redis-cli --version

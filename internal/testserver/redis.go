@@ -20,6 +20,7 @@ type Redis struct {
 	t    testing.TB
 	port int
 	cmd  *exec.Cmd
+	args []string // more redis-server arguments (cluster mode, replicaof)
 }
 
 // StartRedis starts redis-server on a free loopback port and kills it when
@@ -41,8 +42,8 @@ func (s *Redis) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Ito
 // waits until it answers PING.
 func (s *Redis) Start() {
 	s.t.Helper()
-	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "no")
+	s.cmd = exec.Command("redis-server", append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--protected-mode", "no"}, s.args...)...)
 	require.NoError(s.t, s.cmd.Start())
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	defer rdb.Close()

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
@@ -26,7 +25,8 @@ var ErrUnavailable = errors.New("cluster: redis unavailable (breaker open)")
 // use.
 type Client struct {
 	cfg          Config
-	rdb          *redis.Client
+	rdb          redis.UniversalClient
+	ownsRDB      bool // made by New, so closed by Close
 	instancesKey string
 	br           breaker
 
@@ -40,6 +40,19 @@ type Client struct {
 	depMu                        sync.Mutex   // orders the breaker's transitions as dep tells them
 	fellBackLocal, fellBackBlock atomic.Int64 // unanswered checks, by the rule's fallback
 	outageLocal, outageBlock     atomic.Int64 // their values when the outage began
+	recoveredAt                  atomic.Int64 // unix ns the last outage ended; 0: none
+
+	// Leased tokens (lease.go): per flow id, copied on write.
+	leases             atomic.Pointer[map[int64]*leases]
+	leasesMu           sync.Mutex
+	params             paramLeases    // hot-parameter values' (paramlease.go)
+	leased, leaseCalls atomic.Int64   // calls admitted from leases; lease requests answered
+	bg                 sync.WaitGroup // prefetches in flight, waited for by Close
+	// live is the live instances heartbeats counted (0: none answered
+	// yet), which divide a global count while Redis is down; lowSince is
+	// when heartbeats began to see fewer (see seeLive).
+	live     atomic.Int64
+	lowSince time.Time
 
 	// ctx is canceled by Close, so that a heartbeat in flight on a hung
 	// Redis ends at once.
@@ -61,39 +74,24 @@ var (
 // does not wait for Redis: an unreachable Redis makes checks fail (and
 // fall back) until it answers.
 func New(cfg Config) (*Client, error) {
-	if cfg.Addr == "" {
-		return nil, errors.New("cluster: Config.Addr is empty")
+	if cfg.Addr == "" && len(cfg.Addrs) == 0 && cfg.Client == nil {
+		return nil, errors.New("cluster: Config.Addr, Addrs and Client are all empty")
 	}
 	cfg = cfg.withDefaults()
-	opt := &redis.Options{
-		Addr:      cfg.Addr,
-		Username:  cfg.Username,
-		Password:  cfg.Password,
-		DB:        cfg.DB,
-		TLSConfig: cfg.TLS,
-		PoolSize:  cfg.PoolSize,
-		// RESP2 and no CLIENT SETINFO: a new connection costs no extra
-		// round trips beyond AUTH/SELECT when configured.
-		Protocol:        2,
-		DisableIdentity: true,
-		// Deadlines come from each check's context; go-redis must neither
-		// retry a command nor redial in the background past them.
-		ContextTimeoutEnabled:    true,
-		MaxRetries:               -1,
-		DialerRetries:            1,
-		DialTimeout:              time.Second,
-		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled},
+	rdb, owned := cfg.Client, false
+	if rdb == nil {
+		rdb, owned = redis.NewUniversalClient(cfg.universalOptions()), true
 	}
-	if cfg.Timeout > 0 {
-		opt.DialTimeout = cfg.Timeout
-		opt.PoolTimeout = cfg.Timeout
+	if _, isCluster := rdb.(*redis.ClusterClient); isCluster {
+		cfg.KeyPrefix = withHashTag(cfg.KeyPrefix)
 	}
 	c := &Client{
 		cfg:          cfg,
-		rdb:          redis.NewClient(opt),
+		rdb:          rdb,
+		ownsRDB:      owned,
 		instancesKey: cfg.KeyPrefix + "instances",
 		br:           breaker{failures: int32(cfg.BreakerFailures), cooldown: cfg.BreakerCooldown},
-		dep:          runtime.NewDependency("cluster redis", cfg.Addr, outageImpact),
+		dep:          runtime.NewDependency("cluster redis", cfg.serverName(), outageImpact),
 		stop:         make(chan struct{}),
 		done:         make(chan struct{}),
 	}
@@ -134,6 +132,7 @@ func (c *Client) Close() error {
 		close(c.stop)
 		c.cancel()
 		<-c.done
+		c.bg.Wait()
 		d := closeTimeout
 		if c.cfg.Timeout > 0 && c.cfg.Timeout < d {
 			d = c.cfg.Timeout
@@ -141,7 +140,9 @@ func (c *Client) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), d)
 		c.rdb.ZRem(ctx, c.instancesKey, c.cfg.InstanceID)
 		cancel()
-		err = c.rdb.Close()
+		if c.ownsRDB {
+			err = c.rdb.Close()
+		}
 		c.dep.Close()
 	})
 	return err
@@ -153,10 +154,18 @@ func (c *Client) InstanceID() string { return c.cfg.InstanceID }
 // Stats counts checks: Answered by Redis, Failed (error, timeout or an
 // unexpected reply), Skipped while the breaker was open, and Local: calls
 // with more than MaxParamValues values, left to the local rule;
-// BreakerOpen is the breaker's state now.
+// BreakerOpen is the breaker's state now; Live is the live instances the
+// last heartbeat counted (0 before one was answered), whose share of a
+// global count each instance checks while Redis does not answer.
+//
+// With leases, Leased counts the calls admitted from a lease (no round
+// trip) and Leases the lease requests Redis answered (counted in Answered
+// too).
 type Stats struct {
 	Answered, Failed, Skipped, Local int64
 	BreakerOpen                      bool
+	Live                             int64
+	Leased, Leases                   int64
 }
 
 // Stats returns the client's counters.
@@ -167,6 +176,9 @@ func (c *Client) Stats() Stats {
 		Skipped:     c.skipped.Load(),
 		Local:       c.local.Load(),
 		BreakerOpen: c.br.open(),
+		Live:        c.live.Load(),
+		Leased:      c.leased.Load(),
+		Leases:      c.leaseCalls.Load(),
 	}
 }
 
@@ -191,9 +203,26 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 	if cc == nil {
 		return false, fmt.Errorf("cluster: flow rule %q has no clusterConfig", rule.Resource)
 	}
-	keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
-	args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
-	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
+	var ok bool
+	var err error
+	if c.cfg.Leases {
+		ok, err = c.checkLeased(ctx, rule, acquire)
+	} else {
+		keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
+		args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
+		ok, err = c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
+	}
+	switch {
+	case err != nil && cc.ThresholdType == thresholdGlobal:
+		// The fleet's limit, not this instance's: each live instance
+		// checks its share locally (see fallback in the package doc).
+		err = &flow.LocalCount{Count: c.share(rule.Count), Err: err}
+	case ok && cc.FallbackToLocalWhenFail && c.recovering(cc.WindowIntervalMs):
+		// What the fallback admitted in this window is not in Redis:
+		// the local check decides too until the window ends.
+		return true, &flow.LocalCount{Count: c.localCount(rule)}
+	}
+	return ok, err
 }
 
 // CheckParams counts a hot-parameter rule: the window script on one
@@ -227,25 +256,55 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 		keys = append(keys, k)
 		args = append(args, v.Count, acquire)
 	}
+	if c.cfg.Leases && len(keys) > 1 {
+		vals := len(keys) - 1
+		leaseKeys, counts, needs := make([]string, vals), make([]float64, vals), make([]int64, vals)
+		for i := range vals {
+			leaseKeys[i] = c.cfg.KeyPrefix + "lease:" + keys[1+i][len(c.cfg.KeyPrefix):]
+			counts[i] = float64(args[3+2*i].(int64))
+			needs[i] = args[3+2*i+1].(int64)
+		}
+		if admitted, ok, err := c.checkParamsLeased(ctx, rule, leaseKeys, counts, needs); ok {
+			return admitted, err
+		}
+	}
 	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail)
 }
 
 // run runs the window script through the breaker, with the check's
 // deadline; args[1] and args[2] are filled with the window's shape.
-// fallback is the rule's fallbackToLocalWhenFail, for the outage's tally.
 func (c *Client) run(ctx context.Context, keys []string, args []any, samples, windowMs int, timeoutMs int64, fallback bool) (bool, error) {
+	args[1], args[2] = windowShape(samples, windowMs)
+	var verdict int64
+	err := c.eval(ctx, windowScript, keys, args, timeoutMs, fallback, func(res []any) error {
+		v, isInt := res[0].(int64)
+		if !isInt || (v != 0 && v != 1) {
+			return fmt.Errorf("cluster: unexpected verdict %#v from the window script, want 0 or 1", res[0])
+		}
+		verdict = v
+		return nil
+	})
+	return verdict == 1, err
+}
+
+// eval runs a script through the breaker with the check's deadline, and
+// hands its reply to parse. A reply parse refuses is not what the script
+// answers: something else is at the address (a proxy, another script
+// under this SHA). Neither admit nor block on it: it is a failure like any
+// other, which the breaker counts and the rule's fallback answers.
+// fallback is the rule's fallbackToLocalWhenFail, for the outage's tally.
+func (c *Client) eval(ctx context.Context, script *redis.Script, keys []string, args []any, timeoutMs int64, fallback bool, parse func([]any) error) error {
 	ok, probe := c.br.allow()
 	if !ok {
 		c.skipped.Add(1)
 		c.unanswered(fallback)
-		return false, ErrUnavailable
+		return ErrUnavailable
 	}
-	args[1], args[2] = windowShape(samples, windowMs)
 	tctx, cancel := context.WithTimeout(ctx, c.timeout(timeoutMs))
 	defer cancel()
-	res, err := windowScript.Run(tctx, c.rdb, keys, args...).Slice()
+	res, err := script.Run(tctx, c.rdb, keys, args...).Slice()
 	if err == nil && len(res) == 0 {
-		err = errors.New("cluster: empty reply from the window script")
+		err = errors.New("cluster: empty reply from a cluster script")
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -256,23 +315,17 @@ func (c *Client) run(ctx context.Context, keys []string, args []any, samples, wi
 		}
 		c.failed.Add(1)
 		c.unanswered(fallback)
-		return false, err
+		return err
 	}
-	verdict, isInt := res[0].(int64)
-	if !isInt || (verdict != 0 && verdict != 1) {
-		// Not what the script answers: something else is at the address
-		// (a proxy, another script under this SHA). Neither admit nor
-		// block on it: it is a failure like any other, which the
-		// breaker counts and the rule's fallback answers.
-		err := fmt.Errorf("cluster: unexpected verdict %#v from the window script, want 0 or 1", res[0])
+	if err := parse(res); err != nil {
 		c.failure(probe, err)
 		c.failed.Add(1)
 		c.unanswered(fallback)
-		return false, err
+		return err
 	}
 	c.success(probe)
 	c.answered.Add(1)
-	return verdict == 1, nil
+	return nil
 }
 
 func formatCount(n float64) string { return strconv.FormatFloat(n, 'g', -1, 64) }
@@ -288,7 +341,9 @@ func (c *Client) LiveInstances(ctx context.Context) (int64, error) {
 func (c *Client) heartbeat() {
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.HeartbeatInterval)
 	defer cancel()
-	heartbeatScript.Run(ctx, c.rdb, []string{c.instancesKey}, c.cfg.InstanceID, c.cfg.InstanceTTL.Milliseconds())
+	if n, err := heartbeatScript.Run(ctx, c.rdb, []string{c.instancesKey}, c.cfg.InstanceID, c.cfg.InstanceTTL.Milliseconds()).Int64(); err == nil {
+		c.seeLive(n, time.Now())
+	}
 }
 
 func (c *Client) heartbeats() {

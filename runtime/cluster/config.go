@@ -6,13 +6,35 @@ import (
 	"math/rand/v2"
 	"os"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
-// Config says where Redis is and how the client behaves. Only Addr is
-// required; every zero value takes the default named on its field.
+// Config says where Redis is and how the client behaves: Addr (one
+// Redis), Addrs (a Redis Cluster, or with MasterName the Sentinels) or
+// Client is required; every zero value takes the default named on its
+// field.
 type Config struct {
 	// Addr is Redis's host:port.
 	Addr string
+	// Addrs, for Redis run for availability: with MasterName, the
+	// Sentinels' host:port (the client follows failovers to the new
+	// master); without, two or more seed nodes of a Redis Cluster (the
+	// client follows the slot map, MOVED and ASK). On a Cluster the
+	// KeyPrefix is put in a hash tag for you ("orders:" becomes
+	// "{orders:}") unless it has one, so every key of the service shares a
+	// slot, as each check's script needs.
+	Addrs      []string
+	MasterName string
+	// SentinelUsername and SentinelPassword authenticate to the Sentinels
+	// when they ask for it (Username and Password are the master's).
+	SentinelUsername, SentinelPassword string
+	// Client, when set, is used instead of a client made from the fields
+	// above (a *redis.Client, *redis.ClusterClient or failover client);
+	// the caller keeps it and closes it after Close. Give it
+	// ContextTimeoutEnabled and MaxRetries -1 so that no check waits past
+	// its deadline.
+	Client redis.UniversalClient
 	// Username and Password authenticate (Redis ACL; Username may be
 	// empty for the legacy requirepass).
 	Username string
@@ -22,9 +44,10 @@ type Config struct {
 	// TLS, when set, connects over TLS with this configuration.
 	TLS *tls.Config
 	// KeyPrefix starts every key the client writes; "sentinel:" by
-	// default. Give each service its own prefix. On Redis Cluster, put a
-	// hash tag in it ("{orders}:") so all keys share one slot, as the
-	// check script touches a window key and the instance set together.
+	// default. Give each service its own prefix. On Redis Cluster it is
+	// put in a hash tag ("{orders:}") unless it has one, so all keys share
+	// one slot, as the check script touches a window key and the instance
+	// set together.
 	KeyPrefix string
 	// InstanceID names this process in the live-instance set; by default
 	// hostname-pid-random.
@@ -52,6 +75,16 @@ type Config struct {
 	// 100,000-element slice — is not sent: the rule checks it locally
 	// (paramflow.ErrCheckLocally), as if it were not in cluster mode.
 	MaxParamValues int
+	// Leases, when set, admits flow-rule calls from leased tokens: the
+	// instance takes a batch of the current window's tokens from Redis in
+	// one round trip (counted there as admitted at once, so the fleet never
+	// admits more than count in a window aligned on windowIntervalMs), and
+	// admits calls locally until they run out; unused tokens die with their
+	// window. Most calls then cost no round trip. Every instance sharing a
+	// flowId must agree on it: leased and unleased instances count in
+	// different keys. Off by default; see the package doc for when to turn
+	// it on.
+	Leases bool
 	// PoolSize is the connection pool's size; go-redis's default (10 per
 	// CPU) when 0.
 	PoolSize int

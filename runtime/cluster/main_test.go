@@ -42,6 +42,11 @@ type childSpec struct {
 	// Crash leaves without deregistering, as a killed process would: the
 	// instance counts until its registration expires.
 	Crash bool
+	// Leases turns on leased tokens (Config.Leases).
+	Leases bool
+	// Rate paces each goroutine to this many calls a second; 0: as fast
+	// as it can (2 ms apart after a refusal).
+	Rate float64
 }
 
 // childReport is what a child prints: when each admitted call was
@@ -62,7 +67,7 @@ func runChild(specJSON string) int {
 	c, err := cluster.New(cluster.Config{
 		Addr: spec.Addr, KeyPrefix: spec.Prefix,
 		HeartbeatInterval: 200 * time.Millisecond, InstanceTTL: time.Second,
-		Timeout: 500 * time.Millisecond,
+		Timeout: 500 * time.Millisecond, Leases: spec.Leases,
 	})
 	if err != nil {
 		os.Stderr.WriteString("child: " + err.Error() + "\n")
@@ -84,11 +89,18 @@ func runChild(specJSON string) int {
 		wg.Go(func() {
 			var admitted []int64
 			var blocked int64
+			next := spec.StartAt
 			for time.Now().Before(spec.StopAt) {
+				if spec.Rate > 0 {
+					next = next.Add(time.Duration(float64(time.Second) / spec.Rate))
+					time.Sleep(time.Until(next))
+				}
 				e, b := runtime.Entry(context.Background(), spec.Rule.Resource)
 				if b != nil {
 					blocked++
-					time.Sleep(2 * time.Millisecond) // spare the two shared cores
+					if spec.Rate == 0 {
+						time.Sleep(2 * time.Millisecond) // spare the two shared cores
+					}
 					continue
 				}
 				admitted = append(admitted, time.Now().UnixMilli())

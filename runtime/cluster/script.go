@@ -99,6 +99,11 @@ func (c *Client) windowKey(flowID int64) string {
 	return c.cfg.KeyPrefix + "flow:" + strconv.FormatInt(flowID, 10)
 }
 
+// leaseKey is a flow rule's lease hash (lease.go).
+func (c *Client) leaseKey(flowID int64) string {
+	return c.cfg.KeyPrefix + "lease:" + strconv.FormatInt(flowID, 10)
+}
+
 // maxValueKey is the longest argument value text used in a key as is;
 // longer ones are replaced by their SHA-256.
 const maxValueKey = 128

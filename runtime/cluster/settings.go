@@ -25,7 +25,13 @@ import (
 //		cluster.ValidateSettings, cluster.LoadedSettings)
 //	combined := datasource.NewCombined(datasource.Flow, datasource.ParamFlow, kind)
 type Settings struct {
-	Addr     string `json:"addr"`
+	Addr string `json:"addr,omitempty"`
+	// Addrs and MasterName are Config's: a Redis Cluster's seed nodes, or
+	// with masterName the Sentinels.
+	Addrs      []string `json:"addrs,omitempty"`
+	MasterName string   `json:"masterName,omitempty"`
+	// Leases is Config.Leases.
+	Leases   bool   `json:"leases,omitempty"`
 	Username string `json:"username,omitempty"`
 	// Password in the file is allowed but discouraged; PasswordEnv names
 	// the environment variable that holds it instead, and wins when set.
@@ -49,7 +55,8 @@ type Settings struct {
 // Config is the Config s describes.
 func (s Settings) Config() Config {
 	c := Config{
-		Addr: s.Addr, Username: s.Username, Password: s.Password, DB: s.DB,
+		Addr: s.Addr, Addrs: s.Addrs, MasterName: s.MasterName, Leases: s.Leases,
+		Username: s.Username, Password: s.Password, DB: s.DB,
 		KeyPrefix: s.KeyPrefix, InstanceID: s.InstanceID,
 		Timeout:           time.Duration(s.TimeoutMs) * time.Millisecond,
 		HeartbeatInterval: time.Duration(s.HeartbeatIntervalMs) * time.Millisecond,
@@ -78,8 +85,11 @@ func ValidateSettings(settings []Settings) error {
 		bad(1, "", "is a second cluster setting; there is one Redis per process, give at most one")
 	}
 	for i, s := range settings {
-		if s.Addr == "" {
-			bad(i, "addr", "is missing; want Redis's host:port")
+		if s.Addr == "" && len(s.Addrs) == 0 {
+			bad(i, "addr", "is missing; want Redis's host:port (or addrs: a Redis Cluster's nodes, or with masterName the Sentinels)")
+		}
+		if s.MasterName != "" && len(s.Addrs) == 0 {
+			bad(i, "addrs", "is missing; masterName %q needs the Sentinels' host:port", s.MasterName)
 		}
 		if s.PasswordEnv != "" {
 			if _, ok := os.LookupEnv(s.PasswordEnv); !ok {

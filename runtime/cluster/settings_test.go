@@ -62,3 +62,19 @@ func TestSettingsAreValidated(t *testing.T) {
 	assert.ErrorAs(t, cluster.LoadSettings([]cluster.Settings{{}}), &errs, "refused whole")
 	assert.Empty(t, cluster.LoadedSettings())
 }
+
+// A Sentinel or Redis Cluster deployment from a rule file: addrs (and
+// masterName) instead of addr.
+func TestSettingsForClusterAndSentinel(t *testing.T) {
+	require.NoError(t, cluster.ValidateSettings([]cluster.Settings{{Addrs: []string{"a:1", "b:2", "c:3"}, Leases: true}}))
+	require.NoError(t, cluster.ValidateSettings([]cluster.Settings{{Addrs: []string{"s:26379"}, MasterName: "mymaster"}}))
+	err := cluster.ValidateSettings([]cluster.Settings{{Addr: "a:1", MasterName: "mymaster"}})
+	var errs runtime.RuleErrors
+	require.ErrorAs(t, err, &errs)
+	require.Len(t, errs, 1)
+	assert.Equal(t, "addrs", errs[0].Field)
+	cfg := cluster.Settings{Addrs: []string{"s:26379"}, MasterName: "mymaster", Leases: true}.Config()
+	assert.Equal(t, []string{"s:26379"}, cfg.Addrs)
+	assert.Equal(t, "mymaster", cfg.MasterName)
+	assert.True(t, cfg.Leases)
+}

@@ -122,7 +122,7 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 
 func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
 	rule, cf := cr.rule, cr.coldFactor
-	s := &resState{}
+	s := &resState{coldFactor: cf}
 	switch br.kind {
 	case kindGate:
 		s.gates = &gates{grade: rule.Grade}

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -15,7 +16,11 @@ import (
 // within the rule's clusterConfig.resourceTimeout and honour ctx; an
 // error means "no answer" (Redis down, slow, breaker open): the flow slot
 // then checks the rule locally when fallbackToLocalWhenFail is set, and
-// blocks the call otherwise.
+// blocks the call otherwise. The local check is against the rule's count,
+// unless the error is (or wraps) a *LocalCount, which says which count
+// applies: this instance's share of a fleet's global count, say. Admitted
+// with a *LocalCount error means the cluster admitted the call and the
+// local check against that count decides too.
 type ClusterChecker interface {
 	Check(ctx context.Context, rule *Rule, acquire int64) (admitted bool, err error)
 }
@@ -60,8 +65,19 @@ func (br *boundRule) passCluster(c *runtime.Call, acquire int64) bool {
 	if err == nil {
 		return ok
 	}
+	var lc *LocalCount
+	hasCount := errors.As(err, &lc)
+	if ok && hasCount {
+		// Admitted by the cluster, which asks the local check too (the
+		// window an outage ended in: the cluster did not count what was
+		// admitted locally in it).
+		return br.passLocalCount(c, acquire, lc.Count)
+	}
 	if !br.rule.ClusterConfig.FallbackToLocalWhenFail {
 		return false
+	}
+	if hasCount && lc.Count != br.count {
+		return br.passLocalCount(c, acquire, lc.Count)
 	}
 	return br.passLocal(c, acquire)
 }

@@ -70,6 +70,11 @@ type resState struct {
 	// refused holds the calls in flight that a dry-run gate refused and
 	// let through, so that their exit gives back nothing (dryrun.go).
 	refused dryrun.Refused[runtime.Call]
+	// share is the local check against another count than the rule's,
+	// for a cluster rule whose checker said so (fallback.go); coldFactor
+	// builds its warm-up controllers.
+	share      atomic.Pointer[shareState]
+	coldFactor int
 }
 
 func (t *stateTable) get(resource string, create func() *resState) *resState {

@@ -1,0 +1,315 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
+)
+
+// leaseScript grants an instance a batch of the current window's tokens
+// of one or more windows (a flow id's, or one per argument value of a
+// hot-parameter call), counted in Redis as admitted at once, so that the
+// fleet never admits more than the threshold in a window, however the
+// tokens are spent.
+//
+// Windows are aligned on windowIntervalMs on Redis's clock (TIME). KEYS[1]
+// is the live-instance set, KEYS[2..n] lease hashes: w (the window's
+// start, ms) and n (tokens granted in it). ARGV[1] thresholdType, ARGV[2]
+// windowIntervalMs, then for KEYS[k] its count ARGV[2k-1] and the tokens
+// wanted ARGV[2k]. A threshold is floor(count), or floor(count × live
+// instances) for thresholdType 0 (at least one instance). A grant is what
+// is wanted or what is left, whichever is less (0 when none is left).
+// Reply, five numbers per lease hash: granted, ms left in the window,
+// threshold, window start, tokens left in the window after this grant.
+var leaseScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+local start = now - (now % window)
+local instances = 1
+if ARGV[1] == '0' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  local n = redis.call('ZCARD', KEYS[1])
+  if n > 1 then instances = n end
+end
+local out = {}
+for k = 2, #KEYS do
+  local threshold = math.floor(tonumber(ARGV[2 * k - 1]) * instances)
+  local taken = 0
+  local h = redis.call('HMGET', KEYS[k], 'w', 'n')
+  if tonumber(h[1]) == start then taken = tonumber(h[2]) end
+  local grant = threshold - taken
+  local want = tonumber(ARGV[2 * k])
+  if grant > want then grant = want end
+  if grant < 0 then grant = 0 end
+  if grant > 0 or taken == 0 then
+    redis.call('HSET', KEYS[k], 'w', start, 'n', taken + grant)
+    redis.call('PEXPIRE', KEYS[k], 2 * window)
+  end
+  local i = #out
+  out[i + 1] = grant
+  out[i + 2] = window - (now - start)
+  out[i + 3] = threshold
+  out[i + 4] = start
+  out[i + 5] = threshold - taken - grant
+end
+return out
+`)
+
+// monoBase anchors mono: leases expire on the monotonic clock, which wall
+// clock steps cannot move.
+var monoBase = time.Now()
+
+func mono() int64 { return int64(time.Since(monoBase)) }
+
+// lease is the tokens an instance holds for one window of one flow id.
+type lease struct {
+	window int64 // the window's start on Redis's clock (ms)
+	// deadline is the mono ns after which the tokens are dead: the
+	// latest of its grants' safe bounds (see grant).
+	deadline atomic.Int64
+	low      int64 // tokens left at which the next batch is fetched
+	tokens   atomic.Int64
+	// exhausted: Redis granted less than was asked, so nothing is left in
+	// this window for anyone; calls past the tokens are refused without
+	// asking again.
+	exhausted atomic.Bool
+	threshold int64
+}
+
+// take spends acquire tokens, or none.
+func (l *lease) take(acquire int64) bool {
+	for {
+		n := l.tokens.Load()
+		if n < acquire {
+			return false
+		}
+		if l.tokens.CompareAndSwap(n, n-acquire) {
+			return true
+		}
+	}
+}
+
+// leases is one flow id's lease state in this instance.
+type leases struct {
+	cur atomic.Pointer[lease]
+	// mu is held by the one request in flight; callers with no tokens
+	// wait for it rather than each asking Redis.
+	mu        sync.Mutex
+	refilling atomic.Bool
+	// demand counts the tokens calls asked for in the current window, and
+	// prev those of the one before: a batch is sized from them.
+	demand, prev atomic.Int64
+	// installMu orders installs of grants (a hot-parameter value's may
+	// race, as they are not asked under mu).
+	installMu sync.Mutex
+}
+
+// leasesOf is flowID's lease state, made on its first call. The map is
+// copied on write: flow ids come from rules, so it changes as seldom as
+// they do, and a lookup takes no lock.
+func (c *Client) leasesOf(flowID int64) *leases {
+	if m := c.leases.Load(); m != nil {
+		if ls := (*m)[flowID]; ls != nil {
+			return ls
+		}
+	}
+	c.leasesMu.Lock()
+	defer c.leasesMu.Unlock()
+	old := c.leases.Load()
+	if old != nil {
+		if ls := (*old)[flowID]; ls != nil {
+			return ls
+		}
+	}
+	m := make(map[int64]*leases, 1+len(ptrMap(old)))
+	for k, v := range ptrMap(old) {
+		m[k] = v
+	}
+	ls := &leases{}
+	m[flowID] = ls
+	c.leases.Store(&m)
+	return ls
+}
+
+func ptrMap(m *map[int64]*leases) map[int64]*leases {
+	if m == nil {
+		return nil
+	}
+	return *m
+}
+
+// checkLeased admits a call from this instance's lease of the rule's
+// current window, asking Redis for a batch when none is left: no round
+// trip for most calls. The fast path is one clock read and two atomic
+// operations.
+func (c *Client) checkLeased(ctx context.Context, rule *flow.Rule, acquire int64) (bool, error) {
+	cc := rule.ClusterConfig
+	ls := c.leasesOf(cc.FlowID)
+	ls.demand.Add(acquire)
+	for range 2 {
+		if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() {
+			if l.take(acquire) {
+				c.leased.Add(1)
+				if l.tokens.Load() <= l.low {
+					c.prefetch(ls, l, rule)
+				}
+				return true, nil
+			}
+			if l.exhausted.Load() {
+				return false, nil
+			}
+		}
+		if err := c.refill(ctx, ls, rule, acquire); err != nil {
+			return false, err
+		}
+	}
+	// Still no tokens after a grant: Redis had fewer left than the call
+	// needs, or the window turned while asking.
+	return false, nil
+}
+
+// batch is how many tokens to ask for: half the instance's demand in the
+// busier of this window and the last (so two or three requests a window
+// at a steady rate), at least acquire, and at most an even share of the
+// threshold among the live instances, so a quiet instance never sits on
+// tokens a busy one needs and a busy one takes the rest in further batches.
+func (c *Client) batch(ls *leases, count float64, thresholdType int, acquire int64) int64 {
+	want := max(ls.demand.Load(), ls.prev.Load()) / 2
+	live := max(1, c.live.Load())
+	threshold := int64(count)
+	if thresholdType != thresholdGlobal {
+		threshold = int64(count * float64(live))
+	}
+	share := max(1, threshold/live)
+	return max(acquire, min(want, share))
+}
+
+// refill asks Redis for a batch, unless another call got one meanwhile.
+func (c *Client) refill(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) error {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() && (l.tokens.Load() >= acquire || l.exhausted.Load()) {
+		return nil
+	}
+	return c.grant(ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, acquire))
+}
+
+// prefetch asks for the next batch in the background once the lease is
+// down to a quarter of its batch, so calls seldom wait for Redis.
+func (c *Client) prefetch(ls *leases, l *lease, rule *flow.Rule) {
+	if l.exhausted.Load() || !ls.refilling.CompareAndSwap(false, true) {
+		return
+	}
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		defer ls.refilling.Store(false)
+		if !ls.mu.TryLock() {
+			return // a call is asking already
+		}
+		defer ls.mu.Unlock()
+		_ = c.grant(c.ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, 1))
+	}()
+}
+
+// leaseAsk is one lease hash's part of a lease script call.
+type leaseAsk struct {
+	ls    *leases
+	key   string
+	count float64
+	want  int64
+}
+
+// grant asks for a flow rule's next batch (ls.mu held).
+func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, want int64) error {
+	cc := rule.ClusterConfig
+	return c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
+		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, want: want}})
+}
+
+// ask runs the lease script for asks, one round trip, and installs each
+// grant. A lease's deadline is the window's end measured from when the
+// request was sent: the script ran after that, so the tokens die no later
+// than the window on Redis's clock.
+func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback bool, asks []leaseAsk) error {
+	if windowMs <= 0 {
+		windowMs = flow.DefaultClusterWindowIntervalMs
+	}
+	keys := make([]string, 1, 1+len(asks))
+	keys[0] = c.instancesKey
+	args := make([]any, 2, 2+2*len(asks))
+	args[0], args[1] = thresholdType, windowMs
+	for _, a := range asks {
+		keys = append(keys, a.key)
+		args = append(args, formatCount(a.count), a.want)
+	}
+	const per = 5 // granted, ms left, threshold, window start, tokens left
+	reply := make([]int64, per*len(asks))
+	sent := mono()
+	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
+		if len(res) != len(reply) {
+			return fmt.Errorf("cluster: unexpected reply of %d values from the lease script, want %d", len(res), len(reply))
+		}
+		for i := range reply {
+			v, ok := res[i].(int64)
+			if !ok {
+				return fmt.Errorf("cluster: unexpected reply %#v from the lease script", res[i])
+			}
+			reply[i] = v
+		}
+		for i, a := range asks {
+			r := reply[per*i:]
+			if r[0] < 0 || r[0] > a.want || r[1] <= 0 || r[1] > int64(windowMs) {
+				return fmt.Errorf("cluster: unexpected reply %v from the lease script", r[:per])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.leaseCalls.Add(1)
+	for i, a := range asks {
+		r := reply[per*i:]
+		a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], a.want, r[0] < a.want || r[4] <= 0)
+	}
+	return nil
+}
+
+// install adds a grant for the window starting at window (Redis ms) to
+// the lease in force, or makes it the lease in force when it is a newer
+// window. spent: Redis has no more tokens in this window for anyone, so
+// calls past these are refused without asking again. A grant for a
+// window older than the lease in force (a slow request) is dropped: its
+// tokens die unused.
+func (ls *leases) install(granted, deadline, threshold, window, want int64, spent bool) {
+	ls.installMu.Lock()
+	defer ls.installMu.Unlock()
+	cur := ls.cur.Load()
+	switch {
+	case cur != nil && cur.window == window:
+		// Each grant's deadline is a safe bound on the window's end; the
+		// later one is the better.
+		if deadline > cur.deadline.Load() {
+			cur.deadline.Store(deadline)
+		}
+		cur.tokens.Add(granted)
+		if spent {
+			cur.exhausted.Store(true)
+		}
+	case cur == nil || window > cur.window:
+		l := &lease{window: window, threshold: threshold, low: want / 4}
+		l.deadline.Store(deadline)
+		l.tokens.Store(granted)
+		l.exhausted.Store(spent)
+		ls.prev.Store(ls.demand.Swap(0))
+		ls.cur.Store(l)
+	}
+}

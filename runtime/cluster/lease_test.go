@@ -1,0 +1,114 @@
+package cluster_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/internal/testserver"
+	"github.com/sentinelgen/sentinelgen/runtime/cluster"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
+)
+
+func withLeases(cfg *cluster.Config) { cfg.Leases = true }
+
+// Two leasing clients share one window of a minute: together they are
+// admitted exactly the count, most calls without a round trip.
+func TestLeasesAdmitExactlyTheCount(t *testing.T) {
+	s := testserver.StartRedis(t)
+	a := newClient(t, s, "lease:", withLeases)
+	b := newClient(t, s, "lease:", withLeases)
+	rule := clusterRule("lease", 50, 41, 1, 1, 60000)
+	ctx := context.Background()
+	admitted := 0
+	for i := range 200 {
+		c := a
+		if i%3 == 0 {
+			c = b
+		}
+		ok, err := c.Check(ctx, &rule, 1)
+		require.NoError(t, err)
+		if ok {
+			admitted++
+		}
+	}
+	assert.Equal(t, 50, admitted, "never over the count; the rest refused without asking once a window is spent")
+	st := a.Stats()
+	t.Logf("a: %+v", st)
+	t.Logf("b: %+v", b.Stats())
+	assert.Less(t, a.Stats().Leases+b.Stats().Leases, int64(30), "batches, not a round trip per call")
+	_ = time.Second
+}
+
+// Hot-parameter values are leased per value: two leasing clients share
+// each value's count exactly, a call of two values is admitted all or
+// nothing, and most calls cost no round trip.
+func TestParamLeasesAreExactPerValue(t *testing.T) {
+	s := testserver.StartRedis(t)
+	a := newClient(t, s, "plea:", withLeases)
+	b := newClient(t, s, "plea:", withLeases)
+	rule := paramflow.NewRule("param.lease", 0, 20)
+	rule.ClusterMode = true
+	rule.ClusterConfig = &paramflow.ClusterConfig{FlowID: 42, ThresholdType: 1, SampleCount: 1, WindowIntervalMs: 60000}
+	ctx := context.Background()
+	v := func(keys ...string) []paramflow.ClusterValue {
+		out := make([]paramflow.ClusterValue, len(keys))
+		for i, k := range keys {
+			out[i] = paramflow.ClusterValue{Key: k, Count: 20}
+		}
+		return out
+	}
+	admitted := map[string]int{}
+	for i := range 120 {
+		c := a
+		if i%2 == 1 {
+			c = b
+		}
+		vals := v("i:1")
+		if i%3 == 0 {
+			vals = v("i:1", "i:2")
+		}
+		ok, err := c.CheckParams(ctx, &rule, vals, 1)
+		require.NoError(t, err)
+		if ok {
+			for _, x := range vals {
+				admitted[x.Key]++
+			}
+		}
+	}
+	assert.Equal(t, 20, admitted["i:1"], "value 1: never over its count")
+	assert.LessOrEqual(t, admitted["i:2"], 20)
+	assert.Positive(t, admitted["i:2"])
+	st := a.Stats()
+	assert.Less(t, st.Leases+b.Stats().Leases, int64(40), "batches, not a round trip per call: %+v %+v", st, b.Stats())
+	n, err := s.Client(t).HGet(ctx, "plea:lease:param:42:i:1", "n").Int64()
+	require.NoError(t, err)
+	assert.LessOrEqual(t, n, int64(20), "leased from Redis: never over the count")
+}
+
+// Callers choose argument values: past MaxParamLeases values with live
+// leases, a new value is checked with a round trip per call (still
+// exactly), and the table does not grow.
+func TestParamLeaseTableIsBounded(t *testing.T) {
+	s := testserver.StartRedis(t)
+	c := newClient(t, s, "pbound:", withLeases)
+	rule := paramflow.NewRule("param.bound", 0, 1)
+	rule.ClusterMode = true
+	rule.ClusterConfig = &paramflow.ClusterConfig{FlowID: 43, ThresholdType: 1, SampleCount: 1, WindowIntervalMs: 60000}
+	ctx := context.Background()
+	for i := range cluster.MaxParamLeases + 50 {
+		ok, err := c.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "i:" + strconv.Itoa(i), Count: 1}}, 1)
+		require.NoError(t, err)
+		require.True(t, ok, "value %d's first call", i)
+	}
+	st := c.Stats()
+	assert.EqualValues(t, cluster.MaxParamLeases, st.Leases, "one lease per value up to the cap")
+	assert.EqualValues(t, cluster.MaxParamLeases+50, st.Answered, "the rest answered by a round trip each")
+	ok, err := c.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "i:" + strconv.Itoa(cluster.MaxParamLeases+10), Count: 1}}, 1)
+	require.NoError(t, err)
+	assert.False(t, ok, "past the cap the count still holds")
+}

@@ -1,0 +1,115 @@
+package cluster
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
+)
+
+// MaxParamLeases is the most argument values one client holds leases for
+// at a time. Values come from callers: past the cap, a value with no lease
+// is checked with one round trip per call, as without leases (expired
+// leases are swept out at most once a second to make room).
+const MaxParamLeases = 10_000
+
+// paramLeases is the lease state of hot-parameter values, by Redis key.
+type paramLeases struct {
+	mu     sync.RWMutex
+	m      map[string]*leases
+	swept  int64 // mono ns of the last sweep
+	sweeps int   // for tests
+}
+
+// of is key's lease state, made if there is room; nil when the table is
+// full of live leases.
+func (p *paramLeases) of(key string) *leases {
+	p.mu.RLock()
+	ls := p.m[key]
+	p.mu.RUnlock()
+	if ls != nil {
+		return ls
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ls := p.m[key]; ls != nil {
+		return ls
+	}
+	if p.m == nil {
+		p.m = make(map[string]*leases)
+	}
+	if len(p.m) >= MaxParamLeases {
+		now := mono()
+		if now-p.swept < int64(time.Second) {
+			return nil
+		}
+		p.swept = now
+		p.sweeps++
+		for k, ls := range p.m {
+			if l := ls.cur.Load(); l == nil || now >= l.deadline.Load() {
+				delete(p.m, k)
+			}
+		}
+		if len(p.m) >= MaxParamLeases {
+			return nil
+		}
+	}
+	ls = &leases{}
+	p.m[key] = ls
+	return ls
+}
+
+// checkParamsLeased admits a hot-parameter call from the leases of its
+// values' windows, all or nothing: values with too few tokens are asked
+// for in one script call, then each value's tokens are taken, and given
+// back if another value has none. ok is false when a value has no room in
+// the lease table: the caller then checks the call with one round trip.
+func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, keys []string, counts []float64, needs []int64) (admitted, ok bool, err error) {
+	cc := rule.ClusterConfig
+	lss := make([]*leases, len(keys))
+	for i, k := range keys {
+		if lss[i] = c.params.of(k); lss[i] == nil {
+			return false, false, nil
+		}
+	}
+	for i, ls := range lss {
+		ls.demand.Add(needs[i])
+	}
+	var asks []leaseAsk
+	now := mono()
+	for i, ls := range lss {
+		l := ls.cur.Load()
+		if l != nil && now < l.deadline.Load() {
+			if l.tokens.Load() >= needs[i] {
+				continue
+			}
+			if l.exhausted.Load() {
+				return false, true, nil
+			}
+		}
+		asks = append(asks, leaseAsk{ls: ls, key: keys[i], count: counts[i], want: c.batch(ls, counts[i], cc.ThresholdType, needs[i])})
+	}
+	if len(asks) > 0 {
+		if err := c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail, asks); err != nil {
+			return false, true, err
+		}
+	}
+	now = mono()
+	taken := make([]*lease, len(lss))
+	for i, ls := range lss {
+		l := ls.cur.Load()
+		if l != nil && now < l.deadline.Load() && l.take(needs[i]) {
+			taken[i] = l
+			continue
+		}
+		// Give back what the call took, to the leases it took from
+		// (never to a newer window's).
+		for j, l := range taken[:i] {
+			l.tokens.Add(needs[j])
+		}
+		return false, true, nil
+	}
+	c.leased.Add(1)
+	return true, true, nil
+}
