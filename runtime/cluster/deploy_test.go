@@ -253,13 +253,20 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	stop.Store(true)
 	wg.Wait()
 
+	// The Sentinel reconfigures the old master a while after it names the
+	// new one, killing the connections still open to it: a check may then
+	// go unanswered, and is asked again. Redis replicates asynchronously,
+	// so what the old master counted last may be lost, or a check it
+	// counted may go unanswered: the window's count holds from the new
+	// master on, not to the call across the failover.
 	admitted := 0
-	for range 10 {
-		if clusterAnswer(t, c, &rule) {
+	for range 15 {
+		if answerEventually(t, c, &rule) {
 			admitted++
 		}
 	}
-	assert.Equal(t, 6, admitted, "the window moved with the data: 4 of 10 spent before the failover")
+	assert.LessOrEqual(t, admitted, 10, "the new master's window holds the count")
+	assert.False(t, answerEventually(t, c, &rule), "and refuses once it is spent")
 	assert.True(t, inForce("before"), "no rule lost")
 	_, err = sentinelredis.Publish(ctx, rdb, key, channel, []byte(`[{"resource":"after","count":5}]`))
 	require.NoError(t, err)
@@ -276,6 +283,20 @@ func clusterAnswer(t *testing.T, c *cluster.Client, rule *flow.Rule) bool {
 		require.NoError(t, err, "not answered by Redis")
 	}
 	return ok
+}
+
+// answerEventually checks rule until Redis answers, within 10 s.
+func answerEventually(t *testing.T, c *cluster.Client, rule *flow.Rule) bool {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ok, err := c.Check(context.Background(), rule, 1)
+		if answeredBy(ok, err) {
+			return ok
+		}
+		require.True(t, time.Now().Before(deadline), "not answered by Redis: %v", err)
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // answeredBy reports whether a check's outcome is Redis's answer.

@@ -59,7 +59,10 @@ func WithRetryInterval(d time.Duration) Option {
 // WithHealthCheck sets how long the subscription may stay silent before
 // the source pings Redis (default 5 s): a connection that died without a
 // word (a crashed host, a dropped route) leaves the ping unanswered for
-// WithTimeout, and is then replaced. d <= 0 keeps the default.
+// WithTimeout, and is then replaced. Each such check also reads the key,
+// so a message the subscription never heard (one left on a demoted master
+// after a Sentinel failover hears nothing) is caught within d. d <= 0
+// keeps the default.
 func WithHealthCheck(d time.Duration) Option {
 	return func(c *config) {
 		if d > 0 {

@@ -117,7 +117,13 @@ func (s *Source) loop(ctx context.Context) {
 					s.resubscribe(ctx)
 					continue
 				}
-				// Silence: ask. The answer, or a failed write, tells.
+				// Silence: ask. The answer, or a failed write, tells. The
+				// key is read too: pub/sub keeps nothing for a subscription
+				// that hears nothing, as one left on a demoted master after
+				// a Sentinel failover does (go-redis does not move a
+				// subscription), so a lost message is caught within the
+				// health check's interval.
+				s.read(ctx)
 				_ = s.sub().Ping(ctx)
 				awaiting = true
 				continue
