@@ -21,6 +21,11 @@ type Redis struct {
 	port int
 	cmd  *exec.Cmd
 	args []string // more redis-server arguments (cluster mode, replicaof)
+	// pick chooses another port when the first one was taken between
+	// choosing it and binding it (tests in other packages pick ports
+	// too); nil keeps the port. A restart keeps its port whatever.
+	pick    func(testing.TB) int
+	started bool
 }
 
 // StartRedis starts redis-server on a free loopback port and kills it when
@@ -29,7 +34,7 @@ func StartRedis(t testing.TB) *Redis {
 	t.Helper()
 	_, err := exec.LookPath("redis-server")
 	require.NoError(t, err, "redis-server is required (Debian package redis-server; see .ci/redis.sh)")
-	s := &Redis{t: t, port: freePort(t)}
+	s := &Redis{t: t, port: freePort(t), pick: freePort}
 	s.Start()
 	t.Cleanup(s.Kill)
 	return s
@@ -42,18 +47,36 @@ func (s *Redis) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Ito
 // waits until it answers PING.
 func (s *Redis) Start() {
 	s.t.Helper()
+	for attempt := 0; ; attempt++ {
+		if s.start() {
+			s.started = true
+			return
+		}
+		// Another process's server answered on the port: ours could not
+		// bind it.
+		kill(s.cmd)
+		require.True(s.t, !s.started && s.pick != nil && attempt < 5, "port %d is another process's", s.port)
+		s.port = s.pick(s.t)
+	}
+}
+
+// start starts redis-server and waits for it; false when the server that
+// answers on the port is not the one started.
+func (s *Redis) start() bool {
+	// --dir: a server of the test's own reads no dump.rdb left in the
+	// package's folder, and a replica's full sync writes none there.
 	s.cmd = exec.Command("redis-server", append([]string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "no"}, s.args...)...)
+		"--save", "", "--appendonly", "no", "--protected-mode", "no", "--dir", s.t.TempDir()}, s.args...)...)
 	require.NoError(s.t, s.cmd.Start())
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), Protocol: 2, DisableIdentity: true, MaxRetries: -1})
 	defer rdb.Close()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		err := rdb.Ping(ctx).Err()
+		info, err := rdb.Info(ctx, "server").Result()
 		cancel()
 		if err == nil {
-			return
+			return strings.Contains(info, "process_id:"+strconv.Itoa(s.cmd.Process.Pid)+"\r\n")
 		}
 		require.True(s.t, time.Now().Before(deadline), "redis-server on %s did not answer: %v", s.Addr(), err)
 		time.Sleep(20 * time.Millisecond)

@@ -32,7 +32,7 @@ func StartRedisCluster(t testing.TB, n int) *RedisCluster {
 	addrs := make([]string, n)
 	for i := range n {
 		port := clusterPort(t)
-		s := &Redis{t: t, port: port, args: []string{"--cluster-enabled", "yes",
+		s := &Redis{t: t, port: port, pick: clusterPort, args: []string{"--cluster-enabled", "yes",
 			"--cluster-config-file", dir + "/nodes-" + strconv.Itoa(port) + ".conf", "--cluster-node-timeout", "2000"}}
 		s.Start()
 		t.Cleanup(s.Kill)
@@ -95,7 +95,7 @@ type RedisSentinel struct {
 func StartRedisSentinel(t testing.TB) *RedisSentinel {
 	t.Helper()
 	rs := &RedisSentinel{Master: StartRedis(t)}
-	rs.Replica = &Redis{t: t, port: freePort(t), args: []string{"--replicaof", "127.0.0.1", strconv.Itoa(rs.Master.port)}}
+	rs.Replica = &Redis{t: t, port: freePort(t), pick: freePort, args: []string{"--replicaof", "127.0.0.1", strconv.Itoa(rs.Master.port)}}
 	rs.Replica.Start()
 	t.Cleanup(rs.Replica.Kill)
 	rs.sentinelPort = freePort(t)
