@@ -27,17 +27,10 @@ import (
 // is wanted or what is left, whichever is less (0 when none is left).
 // Reply, five numbers per lease hash: granted, ms left in the window,
 // threshold, window start, tokens left in the window after this grant.
-var leaseScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+var leaseScript = redis.NewScript(luaNow + `
 local window = tonumber(ARGV[2])
 local start = now - (now % window)
-local instances = 1
-if ARGV[1] == '0' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-  local n = redis.call('ZCARD', KEYS[1])
-  if n > 1 then instances = n end
-end
+` + luaInstances + `
 local out = {}
 for k = 2, #KEYS do
   local threshold = math.floor(tonumber(ARGV[2 * k - 1]) * instances)

@@ -8,6 +8,22 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// luaNow sets now to Redis's clock in ms (TIME), so every instance agrees
+// on windows and buckets whatever its own clock says; luaInstances sets
+// instances to the live instances for thresholdType 0 (ARGV[1], the
+// sorted set KEYS[1] scored by expiry), at least one. Both scripts begin
+// with them.
+const (
+	luaNow = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`
+	luaInstances = `local instances = 1
+if ARGV[1] == '0' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  local n = redis.call('ZCARD', KEYS[1])
+  if n > 1 then instances = n end
+end`
+)
+
 // windowScript is the whole cluster check, run atomically by Redis in one
 // round trip (EVALSHA; go-redis falls back to EVAL on NOSCRIPT, after a
 // Redis restart or SCRIPT FLUSH).
@@ -28,19 +44,12 @@ import (
 // refuses is acquire added to each window's current bucket: all or
 // nothing. A window hash expires two windows after its last admission.
 // Reply: {1, 0} admitted, or {0, k} refused by the k-th window.
-var windowScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+var windowScript = redis.NewScript(luaNow + `
 local bucket = tonumber(ARGV[3])
 local window = tonumber(ARGV[2]) * bucket
 local start = now - (now % bucket)
 local oldest = start - window + bucket
-local instances = 1
-if ARGV[1] == '0' then
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-  local n = redis.call('ZCARD', KEYS[1])
-  if n > 1 then instances = n end
-end
+` + luaInstances + `
 for k = 2, #KEYS do
   local threshold = tonumber(ARGV[2 * k]) * instances
   local acquire = tonumber(ARGV[2 * k + 1])
