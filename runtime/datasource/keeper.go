@@ -265,19 +265,20 @@ func (k *Keeper) SetWatching(how string) {
 // (KeeperConfig.Server), begins an outage: the first call logs one
 // warning with cause, later ones until Reachable only set Watching.
 func (k *Keeper) Unreachable(how string, cause error) {
-	k.SetWatching(how)
+	// Told, then shown: whoever reads the status finds the line written.
 	if k.dep != nil {
 		k.dep.Down(cause)
 	}
+	k.SetWatching(how)
 }
 
 // Reachable sets Status.Watching to how and ends an outage in progress
 // with one info line.
 func (k *Keeper) Reachable(how string) {
-	k.SetWatching(how)
 	if k.dep != nil {
 		k.dep.Up("meanwhile", "the rules in force were kept")
 	}
+	k.SetWatching(how)
 }
 
 // LastWarnings is the warnings of the last version loaded (nil when it
