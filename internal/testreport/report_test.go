@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestReportOfARealRun runs `go test -json` on testdata/sample, a module
+// with a passing, a skipped and a failing test, a package that does not
+// build and one whose goroutine panics, and checks that the stream and the
+// summary say each.
+func TestReportOfARealRun(t *testing.T) {
+	cmd := exec.Command("go", "test", "-json", "-count=1", "./...")
+	cmd.Dir = filepath.Join("testdata", "sample")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	stream, _ := cmd.CombinedOutput() // fails, as the sample does
+	require.Contains(t, string(stream), `"Action":"fail"`)
+
+	record := filepath.Join(t.TempDir(), "sample.jsonl")
+	var progress bytes.Buffer
+	failed, err := run(config{module: "sample", record: record}, bytes.NewReader(stream), &progress)
+	require.NoError(t, err)
+	assert.True(t, failed)
+	assert.Contains(t, progress.String(), "got 247, want >= 285", "a failed test's output is shown")
+	assert.Contains(t, progress.String(), "a goroutine's panic", "a panic is shown")
+	assert.Contains(t, progress.String(), "undefined: undefinedName", "a build error is shown")
+	assert.NotContains(t, progress.String(), "=== RUN   TestPasses", "a passing test's output is not")
+
+	var summary bytes.Buffer
+	failed, err = run(config{summary: true, files: []string{record}}, nil, &summary)
+	require.NoError(t, err)
+	assert.True(t, failed)
+	s := summary.String()
+	assert.Contains(t, s, "FAIL sample  sample/ok  TestFailsInOneSubtest/wrong")
+	assert.NotContains(t, s, "TestFailsInOneSubtest (", "a parent is not listed beside its failed subtest")
+	assert.Contains(t, s, "FAIL sample  sample/broken  (package) did not build")
+	assert.Contains(t, s, "FAIL sample  sample/crash  (package) the test binary died while running TestPanics")
+	assert.Contains(t, s, "SKIP sample  sample/ok  TestSkips: ok_test.go:7: redis-server not found")
+	assert.Contains(t, s, "\ntests: 1 passed, 3 failed, 1 skipped\n")
+}
+
+func TestSummaryOfCleanModules(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.jsonl")
+	b := filepath.Join(dir, "b.jsonl")
+	require.NoError(t, writeRecords(a, []result{
+		{Module: ".", Package: "p", Test: "TestA", Outcome: "pass", Elapsed: 1},
+		{Module: ".", Package: "p", Test: "TestA/sub", Outcome: "pass"},
+		{Module: ".", Outcome: outcomeModule, Elapsed: 30},
+	}))
+	require.NoError(t, writeRecords(b, []result{
+		{Module: "adapters/gin", Package: "q", Test: "TestB", Outcome: "pass"},
+		{Module: "adapters/gin", Outcome: outcomeModule, Elapsed: 4},
+	}))
+	var out bytes.Buffer
+	failed, err := run(config{summary: true, files: []string{a, b}}, nil, &out)
+	require.NoError(t, err)
+	assert.False(t, failed)
+	assert.Contains(t, out.String(), "adapters/gin")
+	assert.Contains(t, out.String(), "30s")
+	assert.Contains(t, out.String(), "\ntests: 2 passed, 0 failed, 0 skipped\n")
+	assert.NotContains(t, out.String(), "FAIL")
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// printSummary writes a table of each module's tests, then every failure
+// (the deepest failed subtest, not each parent it failed), every skip with
+// its reason, and a closing count; it reports whether anything failed.
+//
+// Tests are counted at the top level: a test with subtests is one test,
+// failed if any subtest failed.
+func printSummary(out io.Writer, all []result) (failed bool) {
+	type counts struct {
+		passed, failed, skipped int
+		wall                    float64
+	}
+	var modules []string
+	perModule := map[string]*counts{}
+	count := func(module string) *counts {
+		c := perModule[module]
+		if c == nil {
+			c = &counts{}
+			perModule[module] = c
+			modules = append(modules, module)
+		}
+		return c
+	}
+	var failures, skips []result
+	var total counts
+	for _, r := range all {
+		c := count(r.Module)
+		switch {
+		case r.Outcome == outcomeModule:
+			c.wall += r.Elapsed
+		case r.Outcome == outcomePackageFail:
+			c.failed++
+			total.failed++
+			failures = append(failures, r)
+		case strings.Contains(r.Test, "/"):
+			// A subtest: counted through its parent, listed when it is
+			// the deepest failure.
+			if r.Outcome == "fail" && !hasFailedSubtest(all, r) {
+				failures = append(failures, r)
+			}
+		case r.Outcome == "pass":
+			c.passed++
+			total.passed++
+		case r.Outcome == "fail":
+			c.failed++
+			total.failed++
+			if !hasFailedSubtest(all, r) {
+				failures = append(failures, r)
+			}
+		case r.Outcome == "skip":
+			c.skipped++
+			total.skipped++
+			skips = append(skips, r)
+		}
+	}
+
+	fmt.Fprintln(out, "== summary")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "module\tpassed\tfailed\tskipped\twall time\t")
+	for _, m := range modules {
+		c := perModule[m]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0fs\t\n", m, c.passed, c.failed, c.skipped, c.wall)
+	}
+	tw.Flush()
+	if len(failures) > 0 {
+		fmt.Fprintf(out, "\n%d failed:\n", len(failures))
+		for _, r := range failures {
+			name := r.Test
+			if name == "" {
+				name = "(package) " + r.Reason
+			}
+			fmt.Fprintf(out, "  FAIL %s  %s  %s (%.1fs)\n", r.Module, r.Package, name, r.Elapsed)
+		}
+	}
+	if len(skips) > 0 {
+		fmt.Fprintf(out, "\n%d skipped:\n", len(skips))
+		for _, r := range skips {
+			fmt.Fprintf(out, "  SKIP %s  %s  %s: %s\n", r.Module, r.Package, r.Test, r.Reason)
+		}
+	}
+	// The closing line CI reads: "N passed, N failed, N skipped".
+	fmt.Fprintf(out, "\ntests: %d passed, %d failed, %d skipped\n", total.passed, total.failed, total.skipped)
+	return total.failed > 0
+}
+
+// hasFailedSubtest reports whether a subtest of r failed too.
+func hasFailedSubtest(all []result, r result) bool {
+	prefix := r.Test + "/"
+	for _, s := range all {
+		if s.Outcome == "fail" && s.Package == r.Package && s.Module == r.Module && strings.HasPrefix(s.Test, prefix) {
+			return true
+		}
+	}
+	return false
+}

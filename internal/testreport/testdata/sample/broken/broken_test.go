@@ -1,0 +1,5 @@
+package broken
+
+import "testing"
+
+func TestNeverBuilds(t *testing.T) { undefinedName() }

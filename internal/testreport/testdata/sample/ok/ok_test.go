@@ -1,0 +1,12 @@
+package ok
+
+import "testing"
+
+func TestPasses(t *testing.T) {}
+
+func TestSkips(t *testing.T) { t.Skip("redis-server not found") }
+
+func TestFailsInOneSubtest(t *testing.T) {
+	t.Run("fine", func(t *testing.T) {})
+	t.Run("wrong", func(t *testing.T) { t.Error("got 247, want >= 285") })
+}
