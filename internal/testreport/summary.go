@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -70,6 +72,7 @@ func printSummary(out io.Writer, all []result) (failed bool) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.0fs\t\n", m, c.passed, c.failed, c.skipped, c.wall)
 	}
 	tw.Flush()
+	printSlowest(out, all, 10)
 	if len(failures) > 0 {
 		fmt.Fprintf(out, "\n%d failed:\n", len(failures))
 		for _, r := range failures {
@@ -100,4 +103,26 @@ func hasFailedSubtest(all []result, r result) bool {
 		}
 	}
 	return false
+}
+
+// printSlowest lists the n slowest top-level tests: where the run's time
+// goes, and what to make faster first.
+func printSlowest(out io.Writer, all []result, n int) {
+	var tests []result
+	for _, r := range all {
+		if r.Test != "" && !strings.Contains(r.Test, "/") {
+			tests = append(tests, r)
+		}
+	}
+	slices.SortFunc(tests, func(a, b result) int { return cmp.Compare(b.Elapsed, a.Elapsed) })
+	if len(tests) > n {
+		tests = tests[:n]
+	}
+	if len(tests) == 0 {
+		return
+	}
+	fmt.Fprintf(out, "\nslowest tests:\n")
+	for _, r := range tests {
+		fmt.Fprintf(out, "  %6.1fs %s  %s  %s\n", r.Elapsed, r.Module, r.Package, r.Test)
+	}
 }
