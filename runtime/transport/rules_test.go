@@ -210,6 +210,9 @@ func TestRefusedSetRulesChangeNothing(t *testing.T) {
 		{"invalid rule", func() (int, string) {
 			return setRules(t, srv, "flow", `[{"resource":"x","count":-1}]`)
 		}, 400, "count"},
+		{"a misspelt threshold", func() (int, string) {
+			return setRules(t, srv, "flow", `[{"resource":"x","cuont":20}]`)
+		}, 400, `count is not set, and the rule has "cuont": did you mean "count"?`},
 		{"malformed JSON", func() (int, string) { return setRules(t, srv, "flow", `[{"resource":`) }, 400, "flow rules from the dashboard"},
 		{"not an array", func() (int, string) { return setRules(t, srv, "flow", `{"resource":"x"}`) }, 400, "flow"},
 		{"unknown type", func() (int, string) { return setRules(t, srv, "gateway", `[]`) }, 400, "invalid type"},
