@@ -228,8 +228,26 @@ func (w *walker) unsetThresholds(obj *hujson.Object, s *schema, misspelt []typo)
 			continue // written out: the misspelling is a stray field beside it
 		}
 		set[t.want] = true // one error per field, however many misspellings
+		w.dropTypoWarning(t.found)
+		if len(w.errs[w.section]) >= MaxRuleErrors {
+			// Past the cap the refusal is only counted: no message to build.
+			w.errs[w.section] = append(w.errs[w.section], &runtime.RuleError{Index: w.index, Field: t.want})
+			continue
+		}
 		w.errs[w.section] = append(w.errs[w.section], &runtime.RuleError{Index: w.index, Resource: w.resource(), Field: t.want,
 			Reason: fmt.Sprintf("is not set, and the rule has %q: did you mean %q? Java ignores %q and loads %s as %s, which changes what the rule protects",
 				t.found, t.want, t.found, t.want, s.defs[t.want])})
+	}
+}
+
+// dropTypoWarning removes the warning on the misspelt field found of the
+// rule being walked: its refusal says it all. The rule's warnings are the
+// last ones.
+func (w *walker) dropTypoWarning(found string) {
+	for i := len(w.warns) - 1; i >= 0 && w.warns[i].Rule == w.index && w.warns[i].Section == w.section; i-- {
+		if w.warns[i].Field == found {
+			w.warns = slices.Delete(w.warns, i, i+1)
+			return
+		}
 	}
 }
