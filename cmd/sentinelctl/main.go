@@ -24,8 +24,7 @@ func run(env rulecheck.Env, args []string) error {
 		return runPush(env, args[2:])
 	}
 	fmt.Fprintln(env.Stderr, usage)
-	if len(args) == 0 || args[0] != "-h" && args[0] != "-help" && args[0] != "--help" {
-		fmt.Fprintln(env.Stderr, "\nsentinelctl operates a fleet of instances: rules push checks a rule file as `sentinelgen rules check` does and publishes it to etcd or Redis (sentinelctl rules push -h).")
-	}
+	fmt.Fprintln(env.Stderr, "\nsentinelctl operates a fleet of instances: rules push checks a rule file as `sentinelgen rules check` does\n"+
+		"and publishes it to etcd or Redis (sentinelctl rules push -h lists the flags).")
 	return rulecheck.UsageError{}
 }
