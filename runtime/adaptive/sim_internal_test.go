@@ -70,6 +70,9 @@ type phase struct {
 	// working (a trickled body, a slow client): they slow no one else.
 	heldRate float64
 	heldMs   float64
+	// heldRetry has a refused held call try again a millisecond later,
+	// until it is admitted: a hostile caller that presses for slots.
+	heldRetry bool
 }
 
 type simResult struct {
@@ -178,9 +181,27 @@ func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResu
 				heap.Push(&callers, &job{tag: now + work()})
 			}
 		}
+		// hold makes n held calls; with heldRetry, those refused try again
+		// a millisecond later.
+		pending, nextRetry := 0, math.Inf(1)
+		hold := func(n int) {
+			for range n {
+				e, b := runtime.Entry(ctx, resource)
+				switch {
+				case b == nil:
+					heap.Push(&held, &job{tag: now + ph.heldMs, start: now, cheap: true, e: e})
+				case ph.heldRetry:
+					pending++
+				}
+			}
+			nextRetry = math.Inf(1)
+			if pending > 0 {
+				nextRetry = now + 1
+			}
+		}
 		nextSample := begin
 		for now < end {
-			tNext := min(nextArrival, nextHeld, end, nextSample)
+			tNext := min(nextArrival, nextHeld, nextRetry, end, nextSample)
 			if len(queue) > 0 {
 				tNext = min(tNext, now+(queue[0].tag-v)/speed())
 			}
@@ -216,10 +237,12 @@ func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResu
 				heap.Pop(&callers)
 				call(false, true)
 			case now >= nextHeld:
-				if e, b := runtime.Entry(ctx, resource); b == nil {
-					heap.Push(&held, &job{tag: now + ph.heldMs, start: now, cheap: true, e: e})
-				}
+				hold(1)
 				nextHeld = now + rng.ExpFloat64()/ph.heldRate*1000
+			case now >= nextRetry:
+				n := pending
+				pending = 0
+				hold(n)
 			case now >= nextArrival:
 				call(rng.Float64()*total >= ph.rate, false)
 				nextArrival = now + rng.ExpFloat64()/total*1000

@@ -245,40 +245,55 @@ const heldMs = 1000
 // Forty callers make real calls back to back, as many as the service has
 // workers, so that it is never overloaded; one caller adds four calls a
 // second that each hold a slot for a second without working (0.2% of the
-// calls, 9% of the time in flight). The service is no slower for the
-// honest calls, so the limiter must refuse almost none of them (the probe
-// of a minute costs some) and keep their unloaded time as its minRTT.
-// When the honest calls do become slower (their work doubles), the
-// limiter still follows, the hostile calls going on.
+// calls, 9% of the time in flight), and, in the second case, tries again
+// every millisecond when refused, pressing for the probe's few slots. The
+// service is no slower for the honest calls, so the limiter must refuse
+// almost none of them (the probe of a minute costs some) and keep their
+// unloaded time as its minRTT. When the honest calls do become slower
+// (their work doubles), the limiter still follows, the hostile calls going
+// on.
 //
 // Read by its time-weighted mean, as this limiter did before, the same
 // window is five times slower than the honest calls: the limit collapses.
 func TestAFewSlowCallsCannotCollapseTheLimit(t *testing.T) {
-	run := func(resource string) []*simResult {
+	run := func(resource string, retry bool) []*simResult {
 		loadAdaptive(t, Rule{Resource: resource})
-		return sim(t, resource, 6,
-			phase{secs: 70, cores: simCores, callers: simCores, heldRate: 4, heldMs: heldMs, record: true, settleSecs: 2},
-			phase{secs: 20, cores: simCores, callers: simCores, heldRate: 4, heldMs: heldMs, slowdown: 2, record: true})
+		attack := phase{cores: simCores, callers: simCores, heldRate: 4, heldMs: heldMs, heldRetry: retry, record: true}
+		held, slower := attack, attack
+		held.secs, held.settleSecs = 70, 2
+		slower.secs, slower.slowdown = 20, 2
+		return sim(t, resource, 6, held, slower)
 	}
-	res := run("sim-held")
-	held, slower := res[0], res[1]
-	lo, hi, _ := steady(held.limits)
-	rttLo, rttHi := minRTTs(held.limits)
-	t.Logf("honest calls refused %.2f%% (%d of %d), min RTT %.1f..%.1f ms, limit %d..%d, goodput %.0f/s, p99 %.1f ms",
-		100*held.refused(), held.blocked, held.offered, rttLo, rttHi, lo, hi, held.goodput(), held.p99())
-	assert.Less(t, held.refused(), 0.01, "honest calls refused")
-	assert.InDelta(t, simL0, rttLo, 0.1*simL0, "the unloaded time is the honest calls'")
-	assert.InDelta(t, simL0, rttHi, 0.1*simL0, "the unloaded time is the honest calls'")
+	for _, tc := range []struct {
+		name  string
+		retry bool
+	}{
+		{"held calls", false},
+		{"held calls pressing for slots", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resource := "sim-" + tc.name
+			res := run(resource, tc.retry)
+			held, slower := res[0], res[1]
+			lo, hi, _ := steady(held.limits)
+			rttLo, rttHi := minRTTs(held.limits)
+			t.Logf("honest calls refused %.2f%% (%d of %d), min RTT %.1f..%.1f ms, limit %d..%d, goodput %.0f/s, p99 %.1f ms",
+				100*held.refused(), held.blocked, held.offered, rttLo, rttHi, lo, hi, held.goodput(), held.p99())
+			assert.Less(t, held.refused(), 0.01, "honest calls refused")
+			assert.InDelta(t, simL0, rttLo, 0.1*simL0, "the unloaded time is the honest calls'")
+			assert.InDelta(t, simL0, rttHi, 0.1*simL0, "the unloaded time is the honest calls'")
 
-	end := stateOf(t, "sim-held")
-	lo, hi, _ = steady(slower.limits[len(slower.limits)/2:])
-	t.Logf("work doubled: min RTT %.1f ms, limit %d..%d over the last 10 s, goodput %.0f/s",
-		end.MinRTTMs, lo, hi, slower.goodput())
-	assert.InDelta(t, 2*simL0, end.MinRTTMs, 0.1*2*simL0, "the slower calls are measured")
-	assert.GreaterOrEqual(t, float64(lo), simCores, "and the limit is back where the honest calls fit")
+			end := stateOf(t, resource)
+			lo, hi, _ = steady(slower.limits[len(slower.limits)/2:])
+			t.Logf("work doubled: min RTT %.1f ms, limit %d..%d over the last 10 s, goodput %.0f/s",
+				end.MinRTTMs, lo, hi, slower.goodput())
+			assert.InDelta(t, 2*simL0, end.MinRTTMs, 0.1*2*simL0, "the slower calls are measured")
+			assert.GreaterOrEqual(t, float64(lo), simCores, "and the limit is back where the honest calls fit")
+		})
+	}
 
 	useEstimator(t, timeWeightedMean)
-	old := run("sim-held-mean")[0]
+	old := run("sim-held-mean", false)[0]
 	t.Logf("time-weighted mean: honest calls refused %.1f%%", 100*old.refused())
 	assert.Greater(t, old.refused(), 0.2)
 }
