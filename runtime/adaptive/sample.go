@@ -13,8 +13,9 @@ const maxSampleMs = 60000
 
 // The histogram's buckets: a response time under exactBuckets ms has a
 // bucket of its own; above, each power of two is cut into 2^subBits
-// buckets, so that a bucket is at most 1/8 of the times it holds wide.
-// 112 buckets reach 65,535 ms, past maxSampleMs.
+// buckets, so that a bucket is at most 1/16 of the times it holds wide
+// (the median is read to within 3%). 208 buckets reach 65,535 ms, past
+// maxSampleMs.
 const (
 	subBits      = 4
 	exactBuckets = 2 << subBits
@@ -52,8 +53,8 @@ type window struct {
 	stripes []windowStripe
 }
 
-// windowStripe is 112 four-byte counts, seven cache lines: stripes share
-// none. A stripe counts at most one interval's calls (at most a minute of
+// windowStripe is 208 four-byte counts, thirteen cache lines: stripes
+// share none. A stripe counts at most one interval's calls (at most a minute of
 // them) before it is read and reset, far below 2^32.
 type windowStripe struct {
 	counts [numBuckets]atomic.Uint32
@@ -110,8 +111,8 @@ var estimator = (*histogram).weightedMedian
 const weightMultiple = 4
 
 // weightedMedian is the median of the response times, each call weighted
-// by its own time but by no more than weightMultiple × minRTT (by nothing
-// more when minRTT is 0, unknown), with Kish's effective sample size for
+// by its own time but by no more than weightMultiple × minRTT (by its time
+// alone while minRTT is unknown, 0), with Kish's effective sample size for
 // these weights, (Σw)²/Σw².
 //
 // Weighted by time, the distribution is that of the calls a random instant
@@ -119,10 +120,10 @@ const weightMultiple = 4
 // takes no time weighs nothing: a flood of cheap calls can neither drag
 // the median down nor make up the samples a decision needs. Bounded, a
 // call that holds its slot for a second weighs as much as one that took
-// weightMultiple × minRTT, so a few slow calls (a hostile caller's
-// trickled bodies) move the median only as far as their count among the
-// others does: it takes about as many slow calls as real ones, not a few
-// of them, to lift it.
+// weightMultiple × minRTT, and the median moves only once the slow calls
+// weigh more than the others: about one slow call for every
+// weightMultiple calls of minRTT, where a mean weighted by time is moved
+// by one in five hundred (a hostile caller's trickled bodies).
 func (h *histogram) weightedMedian(minRTT float64) summary {
 	limit := minRTT * weightMultiple
 	if limit <= 0 {
