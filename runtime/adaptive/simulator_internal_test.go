@@ -256,13 +256,12 @@ const heldMs = 1000
 // Read by its time-weighted mean, as this limiter did before, the same
 // window is five times slower than the honest calls: the limit collapses.
 func TestAFewSlowCallsCannotCollapseTheLimit(t *testing.T) {
-	run := func(resource string, retry bool) []*simResult {
+	// The held phase lasts past the first periodic probe, a minute in.
+	run := func(resource string, retry bool, heldSecs float64, then ...phase) []*simResult {
 		loadAdaptive(t, Rule{Resource: resource})
-		attack := phase{cores: simCores, callers: simCores, heldRate: 4, heldMs: heldMs, heldRetry: retry, record: true}
-		held, slower := attack, attack
-		held.secs, held.settleSecs = 70, 2
-		slower.secs, slower.slowdown = 20, 2
-		return sim(t, resource, 6, held, slower)
+		held := phase{secs: heldSecs, settleSecs: 2, cores: simCores, callers: simCores,
+			heldRate: 4, heldMs: heldMs, heldRetry: retry, record: true}
+		return sim(t, resource, 6, append([]phase{held}, then...)...)
 	}
 	for _, tc := range []struct {
 		name  string
@@ -273,7 +272,9 @@ func TestAFewSlowCallsCannotCollapseTheLimit(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resource := "sim-" + tc.name
-			res := run(resource, tc.retry)
+			doubled := phase{secs: 20, cores: simCores, callers: simCores, heldRate: 4, heldMs: heldMs, heldRetry: tc.retry,
+				slowdown: 2, record: true}
+			res := run(resource, tc.retry, 70, doubled)
 			held, slower := res[0], res[1]
 			lo, hi, _ := steady(held.limits)
 			rttLo, rttHi := minRTTs(held.limits)
@@ -293,7 +294,7 @@ func TestAFewSlowCallsCannotCollapseTheLimit(t *testing.T) {
 	}
 
 	useEstimator(t, timeWeightedMean)
-	old := run("sim-held-mean", false)[0]
+	old := run("sim-held-mean", false, 20)[0]
 	t.Logf("time-weighted mean: honest calls refused %.1f%%", 100*old.refused())
 	assert.Greater(t, old.refused(), 0.2)
 }
