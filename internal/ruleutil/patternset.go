@@ -58,7 +58,7 @@ func (x *Regexes) Build() error {
 		// cost more is split, as one that needs too many states is.
 		attempt := min(work, regexAttemptWork)
 		left := attempt
-		a, err := buildAutomaton(x.progs[lo:hi], MaxRegexStates, cells, &left)
+		a, err := buildAutomaton(x.patterns[lo:hi], &x.sets, MaxRegexStates, cells, &left)
 		work -= attempt - left
 		switch {
 		case err == nil:

@@ -42,18 +42,15 @@ func TestRegexCaps(t *testing.T) {
 func TestRegexesCompileEachPatternOnceWithinABudget(t *testing.T) {
 	var x ruleutil.Regexes
 	before := ruleutil.RegexCompilations()
-	a, err := x.Compile(`/api/.*`)
-	require.NoError(t, err)
-	b, err := x.Compile(`/api/.*`)
-	require.NoError(t, err)
-	assert.Same(t, a, b)
+	require.NoError(t, x.Compile(`/api/.*`))
+	require.NoError(t, x.Compile(`/api/.*`))
 	assert.EqualValues(t, 1, ruleutil.RegexCompilations()-before)
 
 	big := strings.Repeat(`\w{1000}`, 4) // about 4,000 instructions
 	var errs int
 	before = ruleutil.RegexCompilations()
 	for i := range 300 {
-		if _, err := x.Compile(big + strings.Repeat("x", i)); err != nil {
+		if err := x.Compile(big + strings.Repeat("x", i)); err != nil {
 			errs++
 			assert.ErrorContains(t, err, "over the cap of 100000 instructions in all")
 		}

@@ -156,7 +156,7 @@ func compile(rules []Rule) (*ruleSet, error) {
 			first[key{r.Resource, r.Regex}] = i
 			s.listed = append(s.listed, *r)
 			if r.Regex {
-				if _, err := compiler.Compile(r.Resource); err != nil {
+				if err := compiler.Compile(r.Resource); err != nil {
 					bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
 					ok = false
 				}

@@ -31,7 +31,7 @@ func validate(rules []Rule) (*ruleutil.Regexes, error) {
 		if strings.TrimSpace(r.Resource) == "" {
 			bad("resource", "is required")
 		} else if r.Regex {
-			if _, err := compiler.Compile(r.Resource); err != nil {
+			if err := compiler.Compile(r.Resource); err != nil {
 				bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
 			}
 		}

@@ -56,7 +56,7 @@ func validate(r *Rule, patterns *ruleutil.Regexes) []*runtime.RuleError {
 	if strings.TrimSpace(r.Resource) == "" {
 		bad("resource", "is blank")
 	} else if r.Regex {
-		if _, err := patterns.Compile(r.Resource); err != nil {
+		if err := patterns.Compile(r.Resource); err != nil {
 			bad("resource", "is not a valid regular expression: %v", err)
 		}
 	}
