@@ -1,6 +1,7 @@
 package ruleutil
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -31,6 +32,27 @@ const (
 	MaxRegexSetInsts = 100_000
 	MaxRegexSetRunes = 1 << 20
 )
+
+// A RegexCapError is a pattern refused for its size or its rule set's,
+// not its syntax.
+type RegexCapError struct{ Reason string }
+
+func (e *RegexCapError) Error() string { return e.Reason }
+
+func capErrorf(format string, args ...any) error {
+	return &RegexCapError{fmt.Sprintf(format, args...)}
+}
+
+// RegexReason is the reason a rule error gives for a regex resource that
+// Regexes.Compile refused: invalid, or refused by a cap. The rule error
+// names the resource itself.
+func RegexReason(err error) string {
+	var capErr *RegexCapError
+	if errors.As(err, &capErr) {
+		return "is refused (regex is true): " + err.Error()
+	}
+	return "is not a valid regular expression (regex is true): " + err.Error()
+}
 
 var regexCompilations atomic.Int64
 
@@ -63,21 +85,21 @@ func CompileResourceRegex(pattern string) (*regexp.Regexp, error) {
 // cap is refused for the cost of parsing it.
 func parseResourceRegex(pattern string) (anchored *syntax.Regexp, insts, runes int, err error) {
 	if len(pattern) > MaxRegexLen {
-		return nil, 0, 0, fmt.Errorf("pattern is %d bytes, over the %d-byte cap", len(pattern), MaxRegexLen)
+		return nil, 0, 0, capErrorf("the pattern is %d bytes, over the %d-byte cap", len(pattern), MaxRegexLen)
 	}
 	tree, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	if runes = treeRunes(tree); runes > MaxRegexSetRunes {
-		return nil, 0, 0, fmt.Errorf("pattern's literals and classes hold %d runes, over the cap of %d (a Unicode class such as \\pL holds about 1,300)", runes, MaxRegexSetRunes)
+		return nil, 0, 0, capErrorf("the pattern's literals and classes hold %d runes, over the cap of %d (a Unicode class such as \\pL holds about 1,300)", runes, MaxRegexSetRunes)
 	}
 	anchored = &syntax.Regexp{Op: syntax.OpConcat, Flags: syntax.Perl, Sub: []*syntax.Regexp{
 		{Op: syntax.OpBeginText}, tree, {Op: syntax.OpEndText},
 	}}
 	n := progSize(anchored)
 	if n > MaxRegexInsts {
-		return nil, 0, 0, fmt.Errorf("pattern compiles to %d instructions, over the cap of %d", n, MaxRegexInsts)
+		return nil, 0, 0, capErrorf("the pattern compiles to %d instructions, over the cap of %d", n, MaxRegexInsts)
 	}
 	return anchored, int(n), runes, nil
 }
@@ -105,8 +127,8 @@ type Regexes struct {
 
 // Why a pattern was refused once a budget of the set is spent.
 var (
-	errSetInsts = fmt.Errorf("the rule set's patterns are over the cap of %d instructions in all; not compiled", MaxRegexSetInsts)
-	errSetRunes = fmt.Errorf("the rule set's patterns hold over %d runes in their literals and classes in all (a Unicode class such as \\pL holds about 1,300; a class repeated with {n} counts once); not compiled", MaxRegexSetRunes)
+	errSetInsts = capErrorf("the rule set's patterns are over the cap of %d instructions in all; not compiled", MaxRegexSetInsts)
+	errSetRunes = capErrorf("the rule set's patterns hold over %d runes in their literals and classes in all (a Unicode class such as \\pL holds about 1,300; a class repeated with {n} counts once); not compiled", MaxRegexSetRunes)
 )
 
 // Compile compiles pattern into the set (see CompileResourceRegex for

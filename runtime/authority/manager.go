@@ -157,7 +157,7 @@ func compile(rules []Rule) (*ruleSet, error) {
 			s.listed = append(s.listed, *r)
 			if r.Regex {
 				if err := compiler.Compile(r.Resource); err != nil {
-					bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
+					bad("resource", "%s", ruleutil.RegexReason(err))
 					ok = false
 				}
 			}

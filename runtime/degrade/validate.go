@@ -32,7 +32,7 @@ func validate(rules []Rule) (*ruleutil.Regexes, error) {
 			bad("resource", "is required")
 		} else if r.Regex {
 			if err := compiler.Compile(r.Resource); err != nil {
-				bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
+				bad("resource", "%s", ruleutil.RegexReason(err))
 			}
 		}
 		switch {

@@ -50,7 +50,7 @@ func validateRule(i int, r *Rule, patterns *ruleutil.Regexes) runtime.RuleErrors
 		bad("resource", "is blank; a rule needs the name of the resource it protects")
 	} else if r.Regex {
 		if err := patterns.Compile(r.Resource); err != nil {
-			bad("resource", "%q is not a valid regular expression (regex is true): %v", r.Resource, err)
+			bad("resource", "%s", ruleutil.RegexReason(err))
 		}
 	}
 	switch {

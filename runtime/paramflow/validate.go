@@ -57,7 +57,7 @@ func validate(r *Rule, patterns *ruleutil.Regexes) []*runtime.RuleError {
 		bad("resource", "is blank")
 	} else if r.Regex {
 		if err := patterns.Compile(r.Resource); err != nil {
-			bad("resource", "is not a valid regular expression: %v", err)
+			bad("resource", "%s", ruleutil.RegexReason(err))
 		}
 	}
 	if math.IsNaN(r.Count) || math.IsInf(r.Count, 0) || r.Count < 0 {
