@@ -1,8 +1,6 @@
 package ruleutil
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,49 +23,3 @@ func TestSurrogateBoundsKeepClassesApart(t *testing.T) {
 	}
 }
 
-// classRules is n patterns of about 1,000 instructions reading class.
-func classRules(n int, class string) []string {
-	ps := make([]string, n)
-	for i := range ps {
-		ps[i] = fmt.Sprintf(`/svc%02d/%s{990}`, i, class)
-	}
-	return ps
-}
-
-// BenchmarkBuildRegexSet compiles and builds 97 rules of ~1,000
-// instructions each, reading a Unicode class or a plain rune: the two cost
-// about the same (the class took 40 times as long, and 30 times the
-// memory).
-func BenchmarkBuildRegexSet(b *testing.B) {
-	for _, bc := range []struct{ name, class string }{{"plain", "x"}, {"classes", `[\pL\pN_.~-]`}, {"foldedClasses", `(?i:[\p{Greek}k])`}} {
-		b.Run(bc.name, func(b *testing.B) {
-			ps := classRules(97, bc.class)
-			b.ReportAllocs()
-			for b.Loop() {
-				x := &Regexes{}
-				for _, p := range ps {
-					_ = x.Compile(p)
-				}
-				_ = x.Build() // refused: too many automata; bounded either way
-			}
-		})
-	}
-}
-
-// BenchmarkRefuseOverCapPatterns refuses 300 patterns of 15,000
-// instructions each (compiled before refusing, they took a second).
-func BenchmarkRefuseOverCapPatterns(b *testing.B) {
-	ps := make([]string, 300)
-	for i := range ps {
-		ps[i] = fmt.Sprintf(`(?:abcdefghijklmn%c){1000}`, 'a'+i%26) + strings.Repeat("z", i/26)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		x := &Regexes{}
-		for _, p := range ps {
-			if x.Compile(p) == nil {
-				b.Fatal("compiled")
-			}
-		}
-	}
-}

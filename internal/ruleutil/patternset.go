@@ -12,8 +12,8 @@ import "fmt"
 // see the whole name and keep Go's regexp syntax and meaning (RE2: no
 // backreferences or lookaround, as compiled by CompileResourceRegex); a set
 // whose automata would not fit these caps, or take more than
-// regexBuildWork steps to build, is refused, naming the pattern where it
-// stopped.
+// regexBuildWork steps to build (classifying runes included: see
+// classify), is refused, naming the pattern where it stopped.
 const (
 	MaxRegexAutomata = 8
 	MaxRegexStates   = 6_000
