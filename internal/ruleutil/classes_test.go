@@ -22,4 +22,3 @@ func TestSurrogateBoundsKeepClassesApart(t *testing.T) {
 		}
 	}
 }
-
