@@ -61,9 +61,12 @@ func (a *automaton) classOf(r rune) uint16 {
 	return a.class[i]
 }
 
-// errTooComplex is why an automaton was not built: over its states or
-// cells, or over the work budget.
-var errTooComplex = errors.New("too complex")
+// Why an automaton was not built: over its states or table entries, or
+// over the work it was given.
+var (
+	errTooLarge   = errors.New("too large")
+	errOverBudget = errors.New("over the work budget")
+)
 
 // The kinds of rune read last, for the empty-width assertions.
 const (
@@ -162,7 +165,7 @@ func buildAutomaton(pats []compiledPattern, sets *runeSets, maxStates, maxCells 
 		a.next = append(a.next, row...)
 		a.accept = append(a.accept, acc)
 		if *b.work < 0 {
-			return nil, errTooComplex
+			return nil, errOverBudget
 		}
 	}
 	// Row 0 (dead) leads to itself; rows were appended from state 1 on.
@@ -201,7 +204,7 @@ func (b *automatonBuilder) intern(set []uint32, kind uint8) (uint16, error) {
 		}
 	}
 	if len(b.sets) > min(b.maxStates, 1<<16-1) || (len(b.sets)+1)*len(b.reps) > b.maxCells {
-		return 0, errTooComplex
+		return 0, errTooLarge
 	}
 	id := uint16(len(b.sets))
 	b.index[sum] = append(b.index[sum], id)

@@ -35,7 +35,7 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 	words := (len(members) + 63) / 64
 	*b.work -= int64(events) * int64(1+bits.Len(uint(events))/4) // making and sorting them
 	if *b.work < 0 {
-		return errTooComplex
+		return errOverBudget
 	}
 	// An event is where a member's ranges begin or end: rune<<32 | member.
 	ev := make([]uint64, 0, events)
@@ -71,7 +71,7 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 		}
 		if !found {
 			if len(b.reps) == 1<<16-1 {
-				return errTooComplex
+				return errTooLarge
 			}
 			c = uint16(len(b.reps))
 			byHash[sum] = append(byHash[sum], c)
@@ -104,7 +104,7 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 		return err
 	}
 	if *b.work < 0 {
-		return errTooComplex
+		return errOverBudget
 	}
 	a.classes = len(b.reps)
 	for r := range rune(utf8.RuneSelf) {
@@ -131,7 +131,7 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 		}
 	}
 	if *b.work < 0 {
-		return errTooComplex
+		return errOverBudget
 	}
 	return nil
 }

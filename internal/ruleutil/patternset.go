@@ -1,6 +1,9 @@
 package ruleutil
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // The patterns of one rule set (one rule kind's regex rules) are matched
 // together, by at most MaxRegexAutomata automata (see automaton), built
@@ -68,6 +71,8 @@ func (x *Regexes) Build() error {
 			return nil
 		case work <= 0:
 			return &PatternError{x.order[lo], fmt.Errorf("the rule set's patterns take over %d steps to compile to automata; not compiled", regexBuildWork)}
+		case hi-lo == 1 && errors.Is(err, errOverBudget):
+			return &PatternError{x.order[lo], fmt.Errorf("pattern takes over %d steps to compile to an automaton; not compiled", regexAttemptWork)}
 		case hi-lo == 1:
 			return &PatternError{x.order[lo], fmt.Errorf("pattern needs an automaton of more than %d states, or more than the rule set's %d table entries left, to match in bounded time (a repeat after .*, as .*a.{20}, multiplies states)", MaxRegexStates, cells)}
 		}
