@@ -12,8 +12,9 @@ import (
 // share one class, and a Unicode class such as \pL holds hundreds of
 // ranges, so the automata classify runes by set, not by instruction.
 // A set is kept exactly as Go's regexp reads it, surrogate code points
-// included: two classes that differ only there are two sets (they are
-// one class of the automaton, since no name holds a surrogate).
+// included: two classes that differ only there are two sets, each read
+// as Go reads it (a name never decodes to a surrogate, so the runes that
+// tell them apart are never looked up).
 type runeSets struct {
 	ranges [][]rune // per set: sorted, disjoint, non-adjacent lo, hi pairs
 	index  map[string]int32
