@@ -51,14 +51,14 @@ func cards(dom string) map[string]string {
 func TestPageSaysWhyEachResourceBlocks(t *testing.T) {
 	clk := clocktest.New()
 	defer runtime.SetClock(clk)()
-	run := runBlocking(t, clk, "orders", 30)
+	run := runBlocking(t, clk, "orders", 50)
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	shot := filepath.Join(t.ArtifactDir(), "why.png")
-	dom := chromium(t, ctx, "--virtual-time-budget=3000", "--window-size="+strconv.Itoa(pageWidth)+",1150",
+	dom := chromium(t, ctx, "--virtual-time-budget=3000", "--window-size="+strconv.Itoa(pageWidth)+",1350",
 		"--dump-dom", "--screenshot="+shot, srv.URL+"/")
 	t.Logf("screenshot: %s", shot)
 	require.Regexp(t, `<body data-polls="[1-9]`, dom, "the page polled")
@@ -73,11 +73,11 @@ func TestPageSaysWhyEachResourceBlocks(t *testing.T) {
 	}{
 		{name: "thread-count rule", resource: run.search, want: []string{
 			`data-protected="true"`, `protected: flow`,
-			`data-cause="flow"`, `<span data-blocks="flow">flow <b>90</b></span>`,
+			`data-cause="flow"`, `<span data-blocks="flow">flow <b>150</b></span>`,
 			`<span class="rule" data-last-rule="flow">flow rule {resource "orders.search", limitApp "default", grade Thread, count 2`,
 		}},
 		{name: "open breaker", resource: run.payment, want: []string{
-			`protected: degrade`, `data-cause="degrade"`, `<span data-blocks="degrade">degrade <b>58</b></span>`,
+			`protected: degrade`, `data-cause="degrade"`, `<span data-blocks="degrade">degrade <b>98</b></span>`,
 			`<span class="rule" data-last-rule="degrade">degrade rule {resource "orders.payment", error count above 1`,
 		}},
 		{name: "cluster rule", resource: run.stock, want: []string{
