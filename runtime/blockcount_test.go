@@ -59,3 +59,35 @@ func TestResourceSaysWhyItBlocksAndWhetherItIsProtected(t *testing.T) {
 type blockingRule struct{ resource string }
 
 func (r *blockingRule) ResourceName() string { return r.resource }
+
+// sharedBlock is a slot that refuses every call with one BlockError built
+// in advance, as rule slots do for the refusals of one rule.
+type sharedBlock struct{ b *runtime.BlockError }
+
+func (s sharedBlock) Bind(*runtime.Resource) runtime.Checker  { return s }
+func (s sharedBlock) Check(*runtime.Call) *runtime.BlockError { return s.b }
+func (sharedBlock) Exit(*runtime.Call)                        {}
+
+// Counting a refusal by type and remembering its rule cost the refused
+// call nothing: it allocates what a refusal allocated before (its entry),
+// however many times the same rule refuses.
+func TestRememberingWhyCostsARefusalNoAllocation(t *testing.T) {
+	clocktest.Install(t)
+	name := t.Name()
+	rule := &blockingRule{resource: name}
+	register(t, name, 0, sharedBlock{runtime.NewBlockError(runtime.BlockFlow, name, rule, nil)})
+	r := runtime.Declare(runtime.ResourceSpec{Name: name})
+	refuse := func() {
+		if _, b := r.Entry(context.Background()); b == nil {
+			t.Fatal("admitted")
+		}
+	}
+	refuse()
+	allocs := testing.AllocsPerRun(200, refuse)
+	assert.EqualValues(t, 1, allocs, "the entry alone")
+	assert.EqualValues(t, 202, r.BlockCount(runtime.BlockFlow))
+	last, ok := r.LastBlock()
+	require.True(t, ok)
+	assert.Equal(t, runtime.BlockFlow, last.Type)
+	assert.Same(t, rule, last.Rule)
+}
