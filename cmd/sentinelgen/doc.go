@@ -51,7 +51,7 @@
 //	//sentinel:resource key=value key="quoted value" ...
 //
 // The keys are name, blockHandler, fallback, defaultFallback, ignore,
-// traffic, type, args, batch and wrapper; see package
+// traffic, type, args, batch, wrapper and exclude; see package
 // github.com/sentinelgen/sentinelgen/annotations for their grammar and
 // defaults, and package github.com/sentinelgen/sentinelgen/generator for
 // the handlers' signatures and what the wrappers do. A wrapper's name is the
