@@ -135,6 +135,7 @@ func TestGolden(t *testing.T) {
 			{[]string{"CGO_ENABLED=0"}, []string{"build", "./cgo"}},
 			{nil, []string{"build", "-tags", "sentinelgen_off", "./plus_build"}},
 			{[]string{"GOOS=windows"}, []string{"vet", "./other_builds"}},
+			{[]string{"GOOS=windows"}, []string{"vet", "./decorate"}},
 		} {
 			cmd := exec.Command("go", build.args...)
 			cmd.Dir, cmd.Env = mod, append(moduleEnv(), build.env...)
