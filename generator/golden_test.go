@@ -144,6 +144,13 @@ func TestGolden(t *testing.T) {
 		}
 	})
 
+	t.Run("decorated values run under -race", func(t *testing.T) {
+		cmd := exec.Command("go", "test", "-race", "-count=1", "./decorate")
+		cmd.Dir, cmd.Env = mod, moduleEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	})
+
 	t.Run("regenerating changes nothing", func(t *testing.T) {
 		again, err := Generate(Config{Dir: mod, Patterns: patterns, Env: moduleEnv()})
 		require.NoError(t, err)
