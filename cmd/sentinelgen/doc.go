@@ -58,6 +58,23 @@
 // method's name capitalised (getOrder gets GetOrder); an exported method
 // needs wrapper=Name.
 //
+// # Decorating an interface
+//
+// Calls through code the package does not own (a generated gRPC client, a
+// database driver) are protected by a directive above an interface type:
+//
+//	//sentinel:decorate name=payments.{method} fallback=paymentsDown
+//	type Payments interface {
+//		Charge(ctx context.Context, orderID int64, cents int) (string, error)
+//		Refund(ctx context.Context, chargeID string) error
+//	}
+//
+// sentinelgen writes func ProtectPayments(next Payments) Payments; each
+// method of what it returns enters its own resource (payments.Charge,
+// payments.Refund) and calls next's as a wrapper calls its method.
+// exclude=A,B passes methods through unprotected, and wrapper= renames
+// the constructor.
+//
 // # Output
 //
 // Each annotated file x.go gets x_sentinel.go in the same directory,
