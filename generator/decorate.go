@@ -28,7 +28,7 @@ type decoration struct {
 
 	ctor    string     // ProtectPayments
 	impl    string     // the struct type, named with the package's names (packageNames)
-	next    string     // the constructor's parameter
+	field   string     // the type's field holding next: next, unless a method takes the name
 	methods []*wrapper // every method, in the interface's order; excluded ones pass through
 
 	handlers map[token.Position]*handler // resolved once, shared by the methods
@@ -88,8 +88,12 @@ func (r *resolver) resolveDecoration(file *ast.File, d *annotations.Directive) *
 		if !m.Exported() && m.Pkg() != obj.Pkg() {
 			r.errs.Add(r.methodPos(dc, d, m), "%s: %s has the unexported method %s of package %s, which only that package can implement",
 				annotations.DecoratePrefix, obj.Name(), m.Name(), m.Pkg().Path())
+		} else if t := unexportedForeign(m.Type(), obj.Pkg()); t != nil {
+			r.errs.Add(r.methodPos(dc, d, m), "%s: %s's method %s uses %s, which package %s does not export, so no other package can implement it",
+				annotations.DecoratePrefix, obj.Name(), m.Name(), t.Name(), t.Pkg().Path())
 		}
 	}
+	dc.field = newNamer(set(names...)).fresh("next")
 	excluded := map[string]bool{}
 	for _, v := range d.Exclude {
 		if byName[v.Text] == nil {
@@ -380,6 +384,55 @@ func suggestHint(name string, known []string) string {
 		return "; did you mean " + s + "?"
 	}
 	return ""
+}
+
+// unexportedForeign finds, in t, a named type that another package than
+// pkg declares and does not export: code in pkg cannot write it.
+func unexportedForeign(t types.Type, pkg *types.Package) *types.TypeName {
+	switch t := t.(type) {
+	case *types.Named:
+		if o := t.Obj(); o.Pkg() != nil && o.Pkg() != pkg && !o.Exported() {
+			return o
+		}
+		for a := range t.TypeArgs().Types() {
+			if o := unexportedForeign(a, pkg); o != nil {
+				return o
+			}
+		}
+	case *types.Alias:
+		if o := t.Obj(); o.Pkg() != nil && o.Pkg() != pkg && !o.Exported() {
+			return o
+		}
+		return unexportedForeign(types.Unalias(t), pkg)
+	case *types.Pointer:
+		return unexportedForeign(t.Elem(), pkg)
+	case *types.Slice:
+		return unexportedForeign(t.Elem(), pkg)
+	case *types.Array:
+		return unexportedForeign(t.Elem(), pkg)
+	case *types.Chan:
+		return unexportedForeign(t.Elem(), pkg)
+	case *types.Map:
+		if o := unexportedForeign(t.Key(), pkg); o != nil {
+			return o
+		}
+		return unexportedForeign(t.Elem(), pkg)
+	case *types.Signature:
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for v := range tup.Variables() {
+				if o := unexportedForeign(v.Type(), pkg); o != nil {
+					return o
+				}
+			}
+		}
+	case *types.Struct:
+		for f := range t.Fields() {
+			if o := unexportedForeign(f.Type(), pkg); o != nil {
+				return o
+			}
+		}
+	}
+	return nil
 }
 
 // methodPos is where a problem with method m of a decorated interface is

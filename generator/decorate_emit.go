@@ -26,7 +26,7 @@ func (g *fileGen) decoration(dc *decoration) []jen.Code {
 		tparams = append(tparams, jen.Id(w0.typeParamName(i)).Add(g.typeExpr(dc.tparams.At(i).Constraint())))
 	}
 	iface := g.decoratedType(dc, dc.obj.Name())
-	ctor := jen.Commentf("%s returns a %s that calls next's methods as Sentinel resources:", dc.ctor, dc.obj.Name()).Line().Comment("//").Line()
+	ctor := jen.Commentf("%s returns next, protected: each method calls next's as a Sentinel resource.", dc.ctor).Line().Comment("//").Line()
 	width := 0
 	for _, w := range dc.methods {
 		width = max(width, len(w.fn.Name()))
@@ -39,10 +39,10 @@ func (g *fileGen) decoration(dc *decoration) []jen.Code {
 		ctor.Comment("//\t" + w.fn.Name() + strings.Repeat(" ", width+2-len(w.fn.Name())) + what).Line()
 	}
 	ctor.Func().Id(dc.ctor).Types(tparams...).Params(jen.Id(next).Add(iface)).Add(g.decoratedType(dc, dc.obj.Name())).Block(
-		jen.Return(jen.Op("&").Add(g.decoratedType(dc, dc.impl)).Values(jen.Dict{jen.Id("next"): jen.Id(next)})),
+		jen.Return(jen.Op("&").Add(g.decoratedType(dc, dc.impl)).Values(jen.Dict{jen.Id(dc.field): jen.Id(next)})),
 	)
 	typ := jen.Commentf("%s is the %s that %s returns.", dc.impl, dc.obj.Name(), dc.ctor).Line().
-		Type().Id(dc.impl).Types(tparams...).Struct(jen.Id("next").Add(g.decoratedType(dc, dc.obj.Name())))
+		Type().Id(dc.impl).Types(tparams...).Struct(jen.Id(dc.field).Add(g.decoratedType(dc, dc.obj.Name())))
 	g.cur = nil
 	out := []jen.Code{jen.Line(), ctor, jen.Line(), typ}
 	for _, w := range dc.methods {

@@ -341,7 +341,7 @@ func (g *fileGen) callArgs(w *wrapper, l locals, ctx jen.Code, asSlice bool) []j
 // parameters when generic.
 func (g *fileGen) callee(w *wrapper, l locals, fn *types.Func, method bool) *jen.Statement {
 	if w.deco != nil && fn == w.fn {
-		return jen.Id(l.recv).Dot("next").Dot(fn.Name())
+		return jen.Id(l.recv).Dot(w.deco.field).Dot(fn.Name())
 	}
 	if method {
 		return jen.Id(l.recv).Dot(fn.Name())

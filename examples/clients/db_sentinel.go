@@ -27,7 +27,7 @@ var (
 	})
 )
 
-// ProtectQueryer returns a Queryer that calls next's methods as Sentinel resources:
+// ProtectQueryer returns next, protected: each method calls next's as a Sentinel resource.
 //
 //	QueryContext  "db.QueryContext"
 func ProtectQueryer(next Queryer) Queryer {
@@ -67,7 +67,7 @@ func (d *sentinel_Queryer) QueryContext(ctx context.Context, query string, args 
 	return r0, r1
 }
 
-// ProtectPinger returns a Pinger that calls next's methods as Sentinel resources:
+// ProtectPinger returns next, protected: each method calls next's as a Sentinel resource.
 //
 //	Ping  "db.Ping"
 func ProtectPinger(next Pinger) Pinger {

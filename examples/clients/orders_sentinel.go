@@ -38,7 +38,7 @@ var (
 	})
 )
 
-// ProtectOrdersClient returns a OrdersClient that calls next's methods as Sentinel resources:
+// ProtectOrdersClient returns next, protected: each method calls next's as a Sentinel resource.
 //
 //	CreateOrder  "orders.CreateOrder"
 //	GetOrder     "orders.GetOrder"

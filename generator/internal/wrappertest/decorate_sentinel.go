@@ -46,7 +46,7 @@ var (
 	})
 )
 
-// ProtectPayments returns a Payments that calls next's methods as Sentinel resources:
+// ProtectPayments returns next, protected: each method calls next's as a Sentinel resource.
 //
 //	Charge   "decorated.Charge"
 //	Notify   "decorated.Notify"
@@ -187,7 +187,7 @@ func (d *sentinel_Payments) Version() string {
 	return d.next.Version()
 }
 
-// ProtectLookup returns a Lookup that calls next's methods as Sentinel resources:
+// ProtectLookup returns next, protected: each method calls next's as a Sentinel resource.
 //
 //	Get  "apiDecoratedLookup"
 func ProtectLookup(next Lookup) Lookup {
