@@ -219,11 +219,11 @@ func (r *resolver) wrapperName(w *wrapper, d *annotations.Directive) string {
 func (r *resolver) freeInPackage(name string, pos token.Position) bool {
 	pkg := r.pkg.Types
 	if obj := pkg.Scope().Lookup(name); obj != nil {
-		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, pkg.Name(), name, r.short(obj.Pos()))
+		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s); add wrapper=Name", name, pkg.Name(), name, r.short(obj.Pos()))
 		return false
 	}
 	if at, ok := find(r.siblings().topLevel[name], r.cons); ok {
-		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, pkg.Name(), name, shortPos(at))
+		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s); add wrapper=Name", name, pkg.Name(), name, shortPos(at))
 		return false
 	}
 	if why, ok := r.siblings().importClash(name, r.cons); ok {
