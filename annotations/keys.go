@@ -206,33 +206,30 @@ func setArgs(p *lineParser, key, val Value, itemBase int) {
 	if val.Text == "" {
 		return // args="": hot-parameter rules see no arguments
 	}
-	seen := map[string]bool{}
-	for _, it := range p.items(key.Text, val, itemBase) {
-		switch {
-		case !isIdent(it.Text) || it.Text == "_":
-			p.errs.Add(it.Pos, "args: %s is not a parameter name", showValue(it.Text))
-		case seen[it.Text]:
-			p.errs.Add(it.Pos, "args: duplicate parameter %s", it.Text)
-		default:
-			seen[it.Text] = true
-			p.d.Args = append(p.d.Args, it)
-		}
-	}
+	p.d.Args = p.names(key, val, itemBase, "parameter")
 }
 
 func setExclude(p *lineParser, key, val Value, itemBase int) {
+	p.d.Exclude = p.names(key, val, itemBase, "method")
+}
+
+// names splits a comma list of identifiers (parameter or method names,
+// what says which), refusing what is not one and duplicates.
+func (p *lineParser) names(key, val Value, itemBase int, what string) []Value {
+	out := []Value{}
 	seen := map[string]bool{}
 	for _, it := range p.items(key.Text, val, itemBase) {
 		switch {
 		case !isIdent(it.Text) || it.Text == "_":
-			p.errs.Add(it.Pos, "exclude: %s is not a method name", showValue(it.Text))
+			p.errs.Add(it.Pos, "%s: %s is not a %s name", key.Text, showValue(it.Text), what)
 		case seen[it.Text]:
-			p.errs.Add(it.Pos, "exclude: duplicate method %s", it.Text)
+			p.errs.Add(it.Pos, "%s: duplicate %s %s", key.Text, what, it.Text)
 		default:
 			seen[it.Text] = true
-			p.d.Exclude = append(p.d.Exclude, it)
+			out = append(out, it)
 		}
 	}
+	return out
 }
 
 func setIgnore(p *lineParser, key, val Value, itemBase int) {
