@@ -3,6 +3,7 @@ package annotations
 import (
 	"go/ast"
 	"go/token"
+	"sort"
 	"strings"
 )
 
@@ -23,7 +24,7 @@ func ParseFile(fset *token.FileSet, f *ast.File) ([]*Directive, ErrorList) {
 	owner := docOwners(f)
 	var (
 		out     []*Directive
-		methods []*Directive
+		methods = map[*Directive]*ast.TypeSpec{} // a method's directive -> its interface
 		errs    ErrorList
 		first   = map[any]*Directive{} // the declaration's directive
 	)
@@ -64,7 +65,7 @@ func ParseFile(fset *token.FileSet, f *ast.File) ([]*Directive, ErrorList) {
 				}
 				if once(d, decl.field, decl.spec.Name.Name+"."+decl.field.Names[0].Name) {
 					d.Method = decl.field
-					methods = append(methods, d)
+					methods[d] = decl.spec
 				}
 			case *ast.GenDecl:
 				hint := ""
@@ -79,7 +80,7 @@ func ParseFile(fset *token.FileSet, f *ast.File) ([]*Directive, ErrorList) {
 			}
 		}
 	}
-	attachMethods(out, methods, owner, &errs)
+	attachMethods(out, methods, &errs)
 	return out, errs
 }
 
@@ -156,20 +157,21 @@ func decorated(d *Directive, decl any, errs *ErrorList) *ast.TypeSpec {
 // //sentinel:resource directives on its interface's methods, and refuses
 // those of an interface without one, and the keys that a method cannot
 // set.
-func attachMethods(decorates, methods []*Directive, owner map[*ast.CommentGroup]any, errs *ErrorList) {
+func attachMethods(decorates []*Directive, methods map[*Directive]*ast.TypeSpec, errs *ErrorList) {
 	byType := map[*ast.TypeSpec]*Directive{}
 	for _, d := range decorates {
 		if d.TypeDecl != nil {
 			byType[d.TypeDecl] = d
 		}
 	}
-	for _, m := range methods {
-		var spec *ast.TypeSpec
-		for _, o := range owner {
-			if im, ok := o.(ifaceMethod); ok && im.field == m.Method {
-				spec = im.spec
-			}
-		}
+	// In source order, so that a decoration's Methods are.
+	ms := make([]*Directive, 0, len(methods))
+	for m := range methods {
+		ms = append(ms, m)
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Pos.Offset < ms[j].Pos.Offset })
+	for _, m := range ms {
+		spec := methods[m]
 		deco := byType[spec]
 		if deco == nil {
 			errs.Add(m.Pos, "%s on a method of %s sets that method's keys for %s: add %s above type %s",
