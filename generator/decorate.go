@@ -80,40 +80,8 @@ func (r *resolver) resolveDecoration(file *ast.File, d *annotations.Directive) *
 	before := len(r.errs)
 	dc.ctor = r.constructorName(dc, d)
 
-	byName := map[string]*types.Func{}
-	var names []string
-	for m := range iface.Methods() {
-		byName[m.Name()] = m
-		names = append(names, m.Name())
-		if !m.Exported() && m.Pkg() != obj.Pkg() {
-			r.errs.Add(r.methodPos(dc, d, m), "%s: %s has the unexported method %s of package %s, which only that package can implement",
-				annotations.DecoratePrefix, obj.Name(), m.Name(), m.Pkg().Path())
-		} else if t := unexportedForeign(m.Type(), obj.Pkg()); t != nil {
-			r.errs.Add(r.methodPos(dc, d, m), "%s: %s's method %s uses %s, which package %s does not export, so no other package can implement it",
-				annotations.DecoratePrefix, obj.Name(), m.Name(), t.Name(), t.Pkg().Path())
-		}
-	}
-	dc.field = newNamer(set(names...)).fresh("next")
-	excluded := map[string]bool{}
-	for _, v := range d.Exclude {
-		if byName[v.Text] == nil {
-			r.errs.Add(v.Pos, "exclude: %s has no method %s%s", obj.Name(), v.Text, suggestHint(v.Text, names))
-			continue
-		}
-		excluded[v.Text] = true
-	}
-	overrides := map[string]*annotations.Directive{}
-	for _, m := range d.Methods {
-		name := m.Method.Names[0].Name
-		if excluded[name] {
-			r.errs.Add(m.Pos, "%s sets keys of %s, which exclude= passes through unprotected: drop one of them", annotations.Prefix, name)
-			continue
-		}
-		overrides[name] = m
-	}
-	if len(excluded) == len(names) {
-		r.errs.Add(d.Pos, "%s: exclude= passes every method of %s through; nothing is left to protect", annotations.DecoratePrefix, obj.Name())
-	}
+	byName, names := r.decorableMethods(dc, d)
+	excluded, overrides := r.exclusions(dc, d, byName, names)
 	if len(r.errs) > before {
 		return nil
 	}
@@ -133,6 +101,55 @@ func (r *resolver) resolveDecoration(file *ast.File, d *annotations.Directive) *
 		return nil
 	}
 	return dc
+}
+
+// decorableMethods are the interface's methods, by name and in the
+// interface's order; a method only its own package can implement (an
+// unexported one, or one using an unexported type, of another package) is
+// reported.
+func (r *resolver) decorableMethods(dc *decoration, d *annotations.Directive) (map[string]*types.Func, []string) {
+	byName := map[string]*types.Func{}
+	var names []string
+	for m := range dc.iface.Methods() {
+		byName[m.Name()] = m
+		names = append(names, m.Name())
+		if !m.Exported() && m.Pkg() != dc.obj.Pkg() {
+			r.errs.Add(r.methodPos(dc, d, m), "%s: %s has the unexported method %s of package %s, which only that package can implement",
+				annotations.DecoratePrefix, dc.obj.Name(), m.Name(), m.Pkg().Path())
+		} else if t := unexportedForeign(m.Type(), dc.obj.Pkg()); t != nil {
+			r.errs.Add(r.methodPos(dc, d, m), "%s: %s's method %s uses %s, which package %s does not export, so no other package can implement it",
+				annotations.DecoratePrefix, dc.obj.Name(), m.Name(), t.Name(), t.Pkg().Path())
+		}
+	}
+	dc.field = newNamer(set(names...)).fresh("next")
+	return byName, names
+}
+
+// exclusions checks exclude= and the methods' own directives against the
+// interface's methods: the methods passed through, and each other
+// method's directive.
+func (r *resolver) exclusions(dc *decoration, d *annotations.Directive, byName map[string]*types.Func, names []string) (map[string]bool, map[string]*annotations.Directive) {
+	excluded := map[string]bool{}
+	for _, v := range d.Exclude {
+		if byName[v.Text] == nil {
+			r.errs.Add(v.Pos, "exclude: %s has no method %s%s", dc.obj.Name(), v.Text, suggestHint(v.Text, names))
+			continue
+		}
+		excluded[v.Text] = true
+	}
+	overrides := map[string]*annotations.Directive{}
+	for _, m := range d.Methods {
+		name := m.Method.Names[0].Name
+		if excluded[name] {
+			r.errs.Add(m.Pos, "%s sets keys of %s, which exclude= passes through unprotected: drop one of them", annotations.Prefix, name)
+			continue
+		}
+		overrides[name] = m
+	}
+	if len(excluded) == len(names) {
+		r.errs.Add(d.Pos, "%s: exclude= passes every method of %s through; nothing is left to protect", annotations.DecoratePrefix, dc.obj.Name())
+	}
+	return excluded, overrides
 }
 
 // constructorName is wrapper=, else Protect followed by the type's name
