@@ -57,7 +57,7 @@ func (r *resolver) resolveDecoration(file *ast.File, d *annotations.Directive) *
 	iface, ok := obj.Type().Underlying().(*types.Interface)
 	switch {
 	case !ok:
-		kind := "a " + strings.TrimPrefix(types.TypeString(obj.Type().Underlying(), qualifier(obj.Pkg())), "*")
+		kind := "not one (its type is " + types.TypeString(obj.Type().Underlying(), qualifier(obj.Pkg())) + ")"
 		if _, isStruct := obj.Type().Underlying().(*types.Struct); isStruct {
 			kind = "a struct type"
 		}
