@@ -331,7 +331,11 @@ func (r *resolver) findDecorateHandler(dc *decoration, v annotations.Value, key 
 	}
 	want := "want a variable of type " + typ + ", or a func(error) " + typ
 	if !strings.Contains(v.Text, ".") && r.pkg.Types.Scope().Lookup(v.Text) == nil {
-		r.errs.Add(v.Pos, "%s: %s is not declared in package %s%s", what, v.Text, r.pkg.Types.Name(), suggestHint(v.Text, r.handlerNames()))
+		hint := suggestHint(v.Text, r.handlerNames())
+		if hint == "" {
+			hint = "; " + want
+		}
+		r.errs.Add(v.Pos, "%s: %s is not declared in package %s%s", what, v.Text, r.pkg.Types.Name(), hint)
 		return nil
 	}
 	obj := r.lookupIn(dc.file, v, v.Text, what)
