@@ -138,3 +138,16 @@ func TestParseFileDecorateMethods(t *testing.T) {
 	assert.Contains(t, m.Given, "batch")
 	assert.NotContains(t, m.Given, "name")
 }
+
+func TestParseFileDecorateOnAGroup(t *testing.T) {
+	src := "package p\n\n//sentinel:decorate\ntype (\n\tA interface{ M() error }\n\tB interface{ M() error }\n)\n\n//sentinel:decorate\ntype (\n\tC interface{ M() error }\n)\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+	require.NoError(t, err)
+	ds, errs := ParseFile(fset, f)
+	assert.Equal(t, []string{
+		"p.go:3:1: //sentinel:decorate annotates one interface type: move it into the doc comment of one type of the group",
+	}, errLines(errs))
+	require.Len(t, ds, 1, "a group of one type is that type")
+	assert.Equal(t, "C", ds[0].TypeDecl.Name.Name)
+}
