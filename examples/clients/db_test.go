@@ -24,9 +24,11 @@ func (d *fakeDriver) Open(string) (driver.Conn, error) { return &fakeConn{d: d},
 
 type fakeConn struct{ d *fakeDriver }
 
-func (c *fakeConn) Prepare(string) (driver.Stmt, error) { return nil, errors.New("fake: no statements") }
-func (c *fakeConn) Close() error                        { return nil }
-func (c *fakeConn) Begin() (driver.Tx, error)           { return nil, errors.New("fake: no transactions") }
+func (c *fakeConn) Prepare(string) (driver.Stmt, error) {
+	return nil, errors.New("fake: no statements")
+}
+func (c *fakeConn) Close() error              { return nil }
+func (c *fakeConn) Begin() (driver.Tx, error) { return nil, errors.New("fake: no transactions") }
 
 func (c *fakeConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	c.d.queries.Add(1)
