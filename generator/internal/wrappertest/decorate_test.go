@@ -150,3 +150,21 @@ func TestDecoratedCallIsTheParentOfNestedCalls(t *testing.T) {
 	require.ErrorAs(t, err, &b, "the nested call was made, and blocked")
 	assert.True(t, hasChild(runtime.Tree(), "apiDecoratedLookup", "apiBaz"), "apiBaz is under the decorated method in the call tree")
 }
+
+// nestedPayments' Charge makes a nested protected call, which is refused.
+type nestedPayments struct{ FakePayments }
+
+func (p *nestedPayments) Charge(ctx context.Context, i int) (string, error) {
+	return (&Foo{}).Baz(ctx, i)
+}
+
+func TestDecoratedNestedBlockErrorGoesToTheHandlers(t *testing.T) {
+	setup(t, "apiBaz")
+	Handled.Reset()
+	t.Cleanup(Handled.Reset)
+	got, err := ProtectPayments(&nestedPayments{}).Charge(context.Background(), 1)
+	require.NoError(t, err)
+	assert.Equal(t, "fallback", got, "as Java's aspect handles a BlockException thrown inside")
+	assert.Equal(t, []string{"Charge 1"}, Handled.Calls)
+	assert.Equal(t, stats{pass: 1}, statsOf(t, "decorated.Charge"), "not traced as an exception")
+}
