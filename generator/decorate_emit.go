@@ -26,7 +26,8 @@ func (g *fileGen) decoration(dc *decoration) []jen.Code {
 		tparams = append(tparams, jen.Id(w0.typeParamName(i)).Add(g.typeExpr(dc.tparams.At(i).Constraint())))
 	}
 	iface := g.decoratedType(dc, dc.obj.Name())
-	ctor := jen.Commentf("%s returns next, protected: each method calls next's as a Sentinel resource.", dc.ctor).Line().Comment("//").Line()
+	ctor := jen.Commentf("%s returns next, protected: each method calls next's as a Sentinel resource.", dc.ctor).Line().
+		Comment("It panics if next is nil.").Line().Comment("//").Line()
 	width := 0
 	for _, w := range dc.methods {
 		width = max(width, len(w.fn.Name()))
@@ -38,7 +39,10 @@ func (g *fileGen) decoration(dc *decoration) []jen.Code {
 		}
 		ctor.Comment("//\t" + w.fn.Name() + strings.Repeat(" ", width+2-len(w.fn.Name())) + what).Line()
 	}
+	// A nil next would fail at its first call, inside generated code; it
+	// is a mistake at the call of the constructor, and is said there.
 	ctor.Func().Id(dc.ctor).Types(tparams...).Params(jen.Id(next).Add(iface)).Add(g.decoratedType(dc, dc.obj.Name())).Block(
+		jen.If(jen.Id(next).Op("==").Nil()).Block(jen.Panic(jen.Lit(dc.ctor+": next is nil"))),
 		jen.Return(jen.Op("&").Add(g.decoratedType(dc, dc.impl)).Values(jen.Dict{jen.Id(dc.field): jen.Id(next)})),
 	)
 	typ := jen.Commentf("%s is the %s that %s returns.", dc.impl, dc.obj.Name(), dc.ctor).Line().

@@ -28,9 +28,13 @@ var (
 )
 
 // ProtectQueryer returns next, protected: each method calls next's as a Sentinel resource.
+// It panics if next is nil.
 //
 //	QueryContext  "db.QueryContext"
 func ProtectQueryer(next Queryer) Queryer {
+	if next == nil {
+		panic("ProtectQueryer: next is nil")
+	}
 	return &sentinel_Queryer{next: next}
 }
 
@@ -68,9 +72,13 @@ func (d *sentinel_Queryer) QueryContext(ctx context.Context, query string, args 
 }
 
 // ProtectPinger returns next, protected: each method calls next's as a Sentinel resource.
+// It panics if next is nil.
 //
 //	Ping  "db.Ping"
 func ProtectPinger(next Pinger) Pinger {
+	if next == nil {
+		panic("ProtectPinger: next is nil")
+	}
 	return &sentinel_Pinger{next: next}
 }
 

@@ -39,12 +39,16 @@ var (
 )
 
 // ProtectOrdersClient returns next, protected: each method calls next's as a Sentinel resource.
+// It panics if next is nil.
 //
 //	CreateOrder  "orders.CreateOrder"
 //	GetOrder     "orders.GetOrder"
 //	ListOrders   "orders.ListOrders"
 //	PayOrder     "orders.PayOrder"
 func ProtectOrdersClient(next OrdersClient) OrdersClient {
+	if next == nil {
+		panic("ProtectOrdersClient: next is nil")
+	}
 	return &sentinel_OrdersClient{next: next}
 }
 

@@ -47,6 +47,7 @@ var (
 )
 
 // ProtectPayments returns next, protected: each method calls next's as a Sentinel resource.
+// It panics if next is nil.
 //
 //	Charge   "decorated.Charge"
 //	Notify   "decorated.Notify"
@@ -54,6 +55,9 @@ var (
 //	Refund   "decorated.Refund"
 //	Version  unprotected (exclude=)
 func ProtectPayments(next Payments) Payments {
+	if next == nil {
+		panic("ProtectPayments: next is nil")
+	}
 	return &sentinel_Payments{next: next}
 }
 
@@ -188,9 +192,13 @@ func (d *sentinel_Payments) Version() string {
 }
 
 // ProtectLookup returns next, protected: each method calls next's as a Sentinel resource.
+// It panics if next is nil.
 //
 //	Get  "apiDecoratedLookup"
 func ProtectLookup(next Lookup) Lookup {
+	if next == nil {
+		panic("ProtectLookup: next is nil")
+	}
 	return &sentinel_Lookup{next: next}
 }
 

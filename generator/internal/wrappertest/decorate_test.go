@@ -168,3 +168,8 @@ func TestDecoratedNestedBlockErrorGoesToTheHandlers(t *testing.T) {
 	assert.Equal(t, []string{"Charge 1"}, Handled.Calls)
 	assert.Equal(t, stats{pass: 1}, statsOf(t, "decorated.Charge"), "not traced as an exception")
 }
+
+func TestDecoratingNilPanicsAtOnce(t *testing.T) {
+	assert.PanicsWithValue(t, "ProtectPayments: next is nil", func() { ProtectPayments(nil) },
+		"a nil next is the constructor's caller's mistake, said there rather than at the first call")
+}
