@@ -72,7 +72,8 @@
 // A //sentinel:decorate directive above an interface type (one of the
 // package, or an alias or defined type of an imported one; generic or
 // not) gets a constructor, ProtectX(next X) X unless wrapper= names it,
-// returning a pointer to a struct type of the output that holds next.
+// returning a pointer to a struct type of the output that holds next (a
+// nil next panics there, naming the constructor).
 // Each method of that type is a wrapper, built by the code that builds a
 // method wrapper, whose business call is next's method: it enters a
 // resource of its own (name= with {method} replaced, else
