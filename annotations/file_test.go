@@ -39,10 +39,7 @@ func spaced() {}
 `
 
 func TestParseFile(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", fileSrc, parser.ParseComments)
-	require.NoError(t, err)
-	ds, errs := ParseFile(fset, f)
+	ds, errs := parseSource(t, fileSrc)
 	require.Len(t, ds, 2)
 	assert.Equal(t, "getOrder", ds[0].Func.Name.Name)
 	assert.Equal(t, "getOrder", ds[0].Name.Text)
@@ -102,10 +99,7 @@ type Typo interface{}
 `
 
 func TestParseFileDecorate(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", decorateSrc, parser.ParseComments)
-	require.NoError(t, err)
-	ds, errs := ParseFile(fset, f)
+	ds, errs := parseSource(t, decorateSrc)
 	require.Len(t, ds, 3)
 	assert.Equal(t, "Payments", ds[0].TypeDecl.Name.Name)
 	assert.True(t, ds[0].Bad, "a method's directive was refused: the interface is not generated otherwise than asked")
@@ -125,10 +119,7 @@ func TestParseFileDecorate(t *testing.T) {
 
 func TestParseFileDecorateMethods(t *testing.T) {
 	src := "package p\n\n//sentinel:decorate\ntype P interface {\n\t//sentinel:resource batch=2\n\tA() error\n\tB() error\n}\n"
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
-	require.NoError(t, err)
-	ds, errs := ParseFile(fset, f)
+	ds, errs := parseSource(t, src)
 	require.Empty(t, errs)
 	require.Len(t, ds, 1)
 	require.Len(t, ds[0].Methods, 1)
@@ -141,13 +132,19 @@ func TestParseFileDecorateMethods(t *testing.T) {
 
 func TestParseFileDecorateOnAGroup(t *testing.T) {
 	src := "package p\n\n//sentinel:decorate\ntype (\n\tA interface{ M() error }\n\tB interface{ M() error }\n)\n\n//sentinel:decorate\ntype (\n\tC interface{ M() error }\n)\n"
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
-	require.NoError(t, err)
-	ds, errs := ParseFile(fset, f)
+	ds, errs := parseSource(t, src)
 	assert.Equal(t, []string{
 		"p.go:3:1: //sentinel:decorate annotates one interface type: move it into the doc comment of one type of the group",
 	}, errLines(errs))
 	require.Len(t, ds, 1, "a group of one type is that type")
 	assert.Equal(t, "C", ds[0].TypeDecl.Name.Name)
+}
+
+// parseSource parses src as p.go and finds its directives.
+func parseSource(t *testing.T, src string) ([]*Directive, ErrorList) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "p.go", src, parser.ParseComments)
+	require.NoError(t, err)
+	return ParseFile(fset, f)
 }
