@@ -41,6 +41,7 @@ import (
 	"github.com/cloudwego/kitex/pkg/kerrors"
 	"github.com/cloudwego/kitex/pkg/rpcinfo"
 
+	"github.com/sentinelgen/sentinelgen/internal/rpcguard"
 	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -87,7 +88,15 @@ func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method s
 	if name == "" {
 		return next(ctx, req, resp) // not protected
 	}
-	e, b := c.enter(ctx, ri, req, name, traffic)
+	origin := ""
+	if c.origin != nil && traffic == runtime.Inbound {
+		origin = c.origin(ctx, ri)
+	}
+	var args func() []any
+	if c.args != nil {
+		args = func() []any { return c.args(ctx, req) }
+	}
+	e, b := rpcguard.Enter(ctx, name, origin, traffic, args)
 	if b != nil {
 		if c.blockFallback != nil {
 			return c.blockFallback(ctx, req, resp, b)
@@ -97,53 +106,20 @@ func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method s
 	done := false
 	defer func() {
 		if !done {
-			p := recover() // nil after runtime.Goexit: the entry just exits
-			if p != nil && !web.ContextEnded(ctx) {
-				e.SetError(&web.PanicError{Value: p})
-			}
-			e.Exit()
-			if p != nil {
-				panic(p)
-			}
+			rpcguard.Panicked(ctx, e, recover())
 		}
 	}()
 	err := next(e.Context(), req, resp)
-	done = true
 	outcome := err
 	if outcome == nil {
 		if biz := ri.Invocation().BizStatusErr(); biz != nil {
 			outcome = biz
 		}
 	}
-	if outcome != nil && !web.ContextEnded(ctx) && c.isError(outcome) {
-		e.SetError(outcome)
-	}
-	e.Exit()
+	isError := outcome != nil && c.isError(outcome) // before done: a classifier's panic exits the entry too
+	done = true
+	rpcguard.Exit(ctx, e, outcome, isError)
 	return err
-}
-
-func (c *config) enter(ctx context.Context, ri rpcinfo.RPCInfo, req any, name string, traffic runtime.TrafficType) (*runtime.SentinelEntry, *runtime.BlockError) {
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(traffic),
-		runtime.WithResourceType(runtime.RPC),
-	}
-	n := 2
-	if c.args != nil && web.NeedsArgs(nil, name) {
-		opts[2] = runtime.WithArgs(c.args(ctx, req)...)
-		n = 3
-	}
-	origin := ""
-	if c.origin != nil && traffic == runtime.Inbound {
-		origin = c.origin(ctx, ri)
-	}
-	if origin == "" {
-		return runtime.Entry(ctx, name, opts[:n]...)
-	}
-	if res := runtime.LookupResource(name); res != nil {
-		// The origin's Sentinel context lives in the entry's allocation.
-		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
-	}
-	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
 }
 
 // resourceName is "service/method", without allocating for a pair named
