@@ -36,6 +36,9 @@ type breaker struct {
 	// (DryRun aside) keeps the breaker and replaces the rule.
 	rule     atomic.Pointer[Rule]
 	resource string
+	// blocked is what every call the breaker refuses gets, built with each
+	// rule it takes, so that a refusal allocates no error.
+	blocked atomic.Pointer[runtime.BlockError]
 
 	// refused holds the calls in flight this breaker refused as a dry-run
 	// rule and let through: they are no samples and no probes. wasDry is
@@ -73,6 +76,7 @@ func (b *breaker) setRule(rule *Rule) {
 	if rule.DryRun {
 		b.wasDry.Store(true)
 	}
+	b.blocked.Store(runtime.NewSharedBlockError(runtime.BlockDegrade, b.resource, rule, nil))
 	b.rule.Store(rule)
 }
 

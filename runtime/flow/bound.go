@@ -53,6 +53,9 @@ type boundRule struct {
 	ref      *refResource
 	count    float64
 	state    *resState
+	// blocked is what every call the rule refuses on the resource gets:
+	// built when the rule binds, so that a refusal allocates no error.
+	blocked *runtime.BlockError
 }
 
 // bind prepares cr for resource r. A cluster rule that does not fall back
@@ -73,6 +76,7 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		limit:    cr.limit,
 		cluster:  cluster,
 		dry:      rule.DryRun,
+		blocked:  runtime.NewSharedBlockError(runtime.BlockFlow, r.Name(), rule, rule.LimitApp),
 	}
 	switch rule.LimitApp {
 	case LimitAppDefault:
