@@ -72,6 +72,11 @@ func (b *BlockError) Rule() Rule { return b.rule }
 // authority rules.
 func (b *BlockError) TriggeredValue() any { return b.triggered }
 
+// Shared reports whether b is a shared BlockError (NewSharedBlockError),
+// which every refusal for its reason returns: what an adapter derives from
+// it alone (an answer, a status) it can build once and reuse.
+func (b *BlockError) Shared() bool { return b.shared }
+
 // WithMessage sets a detail shown by Error, and returns b. On a shared
 // BlockError (NewSharedBlockError), which other refusals return too, it
 // returns a copy with the detail instead, and b stays as it was.
