@@ -42,7 +42,7 @@ func MeasureAllocs(t *testing.T, refusedResource string, serve Serve) RouteAlloc
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	loadFlow(t, flow.Rule{Resource: refusedResource, Grade: flow.GradeQPS, Count: 0})
+	Refuse(t, refusedResource)
 	measure := func(protected bool, path string, want int) float64 {
 		once := serve(protected, path)
 		require.Equal(t, want, once(), "%s (protected %v)", path, protected)
@@ -55,6 +55,28 @@ func MeasureAllocs(t *testing.T, refusedResource string, serve Serve) RouteAlloc
 	}
 	assert.LessOrEqual(t, got.Refused, got.Admitted, "a refusal allocates no more than an admission")
 	return got
+}
+
+// Refuse makes a flow rule of count 0 refuse every call of resource until
+// the test or benchmark ends.
+func Refuse(tb testing.TB, resource string) {
+	tb.Helper()
+	require.NoError(tb, flow.LoadRules([]flow.Rule{{Resource: resource, Grade: flow.GradeQPS, Count: 0}}))
+	tb.Cleanup(func() { require.NoError(tb, flow.LoadRules(nil)) })
+}
+
+// BenchRefused benchmarks serve, a Serve function's per-call function
+// for a request that a rule refuses, checking that it is refused.
+func BenchRefused(b *testing.B, serve func() int) {
+	if code := serve(); code != http.StatusTooManyRequests {
+		b.Fatalf("status %d, want 429", code)
+	}
+	b.ReportAllocs()
+	stop := CPUTimer(b)
+	for b.Loop() {
+		serve()
+	}
+	stop()
 }
 
 // Writer is an http.ResponseWriter that keeps its status and one header
