@@ -50,6 +50,7 @@ var floorSink *[16]uintptr
 func BenchmarkFloor(b *testing.B) {
 	b.Run("path=alloc128/impl=floor", func(b *testing.B) {
 		b.ReportAllocs()
+		defer webtest.CPUTimer(b)()
 		for b.Loop() {
 			floorSink = &[16]uintptr{}
 		}
@@ -88,6 +89,7 @@ func benchCalls(b *testing.B, call func() bool, want, parallel bool) {
 		b.Fatalf("admitted %v, want %v", !want, want)
 	}
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	if !parallel {
 		for b.Loop() {
 			call()
@@ -121,6 +123,7 @@ func BenchmarkResources(b *testing.B) {
 					}
 				}
 				b.ReportAllocs()
+				defer webtest.CPUTimer(b)()
 				i := 0
 				for b.Loop() {
 					calls[i]()
@@ -212,6 +215,7 @@ func benchServe(b *testing.B, serve func() int, want int) {
 		b.Fatalf("status %d, want %d", got, want)
 	}
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		serve()
 	}
@@ -236,6 +240,7 @@ func BenchmarkGRPCUnary(b *testing.B) {
 			b.Fatalf("code %v, admitted %v", got, admitted)
 		}
 		b.ReportAllocs()
+		defer webtest.CPUTimer(b)()
 		for b.Loop() {
 			call()
 		}

@@ -25,6 +25,12 @@
 //     GRPCUnary (the unary server interceptor alone, with grpc-go's reading
 //     of the status it returns).
 //
+// Each case also reports cpu-ns/op, the process's CPU time per call (GC
+// included): on a shared machine, wall time counts the waits for a core
+// too. sentinel-golang's background goroutines (its statistics and system
+// collectors) run in the same process, so with it our CPU figures include a
+// little of their work.
+//
 // The sentinelgolang-tagged file needs sentinel-golang's modules, which
 // compare.sh adds to a copy of this module from a local checkout: go mod
 // tidy in this directory would look for them too, and fail.
