@@ -85,7 +85,7 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 				}
 				p.abandon(c, now)
 			}
-			return b.blocked.Load()
+			return b.refusal()
 		}
 	}
 	return nil

@@ -53,9 +53,6 @@ type boundRule struct {
 	ref      *refResource
 	count    float64
 	state    *resState
-	// blocked is what every call the rule refuses on the resource gets:
-	// built when the rule binds, so that a refusal allocates no error.
-	blocked *runtime.BlockError
 }
 
 // bind prepares cr for resource r. A cluster rule that does not fall back
@@ -76,7 +73,6 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 		limit:    cr.limit,
 		cluster:  cluster,
 		dry:      rule.DryRun,
-		blocked:  runtime.NewSharedBlockError(runtime.BlockFlow, r.Name(), rule, rule.LimitApp),
 	}
 	switch rule.LimitApp {
 	case LimitAppDefault:
@@ -149,6 +145,20 @@ func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
 		s.warmThrottle = newWarmUpThrottle(rule.Count, rule.WarmUpPeriodSec, rule.MaxQueueingTimeMs, cf)
 	}
 	return s
+}
+
+// refusal is the BlockError of every call the rule refuses on c's
+// resource: built at the first refusal and kept in the rule's state on
+// the resource, so that a refusal allocates no error, and a resource never
+// refused holds none. A reload that keeps the state but changes the rule
+// (its dry-run flag) builds it anew.
+func (br *boundRule) refusal(c *runtime.Call) *runtime.BlockError {
+	if b := br.state.blocked.Load(); b != nil && b.Rule() == runtime.Rule(br.rule) {
+		return b
+	}
+	b := runtime.NewSharedBlockError(runtime.BlockFlow, c.Name(), br.rule, br.rule.LimitApp)
+	br.state.blocked.Store(b)
+	return b
 }
 
 // applies is the limitApp half of Java's selectNodeByRequesterAndStrategy.
