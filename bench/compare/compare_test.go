@@ -21,10 +21,12 @@ import (
 type implementation struct {
 	name string
 	// admitting loads, on each resource, a flow rule that admits every
-	// call and a closed breaker; refusing, a flow rule that refuses every
-	// call. Both hold until the benchmark ends, and replace each other.
-	admitting func(tb testing.TB, resources ...string)
-	refusing  func(tb testing.TB, resources ...string)
+	// call and a closed breaker; admittingFlow, the flow rule alone;
+	// refusing, a flow rule that refuses every call. Each holds until the
+	// benchmark ends, and replaces the others.
+	admitting     func(tb testing.TB, resources ...string)
+	admittingFlow func(tb testing.TB, resources ...string)
+	refusing      func(tb testing.TB, resources ...string)
 	// enter returns one call of resource: Entry, and Exit when admitted;
 	// it reports whether the call was admitted.
 	enter func(resource string) func() bool
@@ -67,6 +69,10 @@ func BenchmarkCore(b *testing.B) {
 	for _, im := range implementations {
 		b.Run("path=admitted/impl="+im.name, func(b *testing.B) {
 			im.admitting(b, coreAdmitted)
+			benchCalls(b, im.enter(coreAdmitted), true, false)
+		})
+		b.Run("path=admitted-flow/impl="+im.name, func(b *testing.B) {
+			im.admittingFlow(b, coreAdmitted)
 			benchCalls(b, im.enter(coreAdmitted), true, false)
 		})
 		b.Run("path=refused/impl="+im.name, func(b *testing.B) {

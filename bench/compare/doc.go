@@ -15,8 +15,9 @@
 //   - Floor: allocating one 128-byte object, the cost of a one-allocation
 //     Entry+Exit's entry;
 //   - Core: Entry+Exit of a resource with one admitting flow rule and one
-//     closed breaker (admitted), and Entry of a resource whose flow rule
-//     refuses every call (refused), serially and under b.RunParallel;
+//     closed breaker (admitted), with the flow rule alone (admitted-flow),
+//     and Entry of a resource whose flow rule refuses every call (refused),
+//     serially and, but for admitted-flow, under b.RunParallel;
 //   - Resources: the admitted call round robin over 1 and 6,000 resources,
 //     each with its rules;
 //   - Gin, Echo: one request through the framework, bare, admitted and

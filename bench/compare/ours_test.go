@@ -21,23 +21,16 @@ import (
 var ours = implementation{
 	name: "ours",
 	admitting: func(tb testing.TB, resources ...string) {
-		fr := make([]flow.Rule, len(resources))
 		dr := make([]degrade.Rule, len(resources))
 		for i, r := range resources {
-			fr[i] = flow.Rule{Resource: r, Grade: flow.GradeQPS, Count: 1e12}
 			// A slow-call breaker whose slow is an hour: closed for good.
 			dr[i] = degrade.Rule{Resource: r, Grade: degrade.SlowRequestRatio, Count: 3_600_000,
 				SlowRatioThreshold: 1, TimeWindow: 10}
 		}
-		loadOurs(tb, fr, dr)
+		loadOurs(tb, ourFlow(resources, 1e12), dr)
 	},
-	refusing: func(tb testing.TB, resources ...string) {
-		fr := make([]flow.Rule, len(resources))
-		for i, r := range resources {
-			fr[i] = flow.Rule{Resource: r, Grade: flow.GradeQPS, Count: 0}
-		}
-		loadOurs(tb, fr, nil)
-	},
+	admittingFlow: func(tb testing.TB, resources ...string) { loadOurs(tb, ourFlow(resources, 1e12), nil) },
+	refusing:      func(tb testing.TB, resources ...string) { loadOurs(tb, ourFlow(resources, 0), nil) },
 	enter: func(resource string) func() bool {
 		r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 		ctx := context.Background()
@@ -56,6 +49,15 @@ var ours = implementation{
 	echoResource: func(route string) string { return route },
 	grpcUnary:    func() grpc.UnaryServerInterceptor { return sentinelgrpc.UnaryServerInterceptor() },
 	nethttp:      func() func(http.Handler) http.Handler { return nethttp.Middleware() },
+}
+
+// ourFlow is a QPS flow rule of count on each resource.
+func ourFlow(resources []string, count float64) []flow.Rule {
+	fr := make([]flow.Rule, len(resources))
+	for i, r := range resources {
+		fr[i] = flow.Rule{Resource: r, Grade: flow.GradeQPS, Count: count}
+	}
+	return fr
 }
 
 func loadOurs(tb testing.TB, fr []flow.Rule, dr []degrade.Rule) {

@@ -24,26 +24,17 @@ import (
 var theirs = implementation{
 	name: "theirs",
 	admitting: func(tb testing.TB, resources ...string) {
-		fr := make([]*sgflow.Rule, len(resources))
 		cr := make([]*circuitbreaker.Rule, len(resources))
 		for i, r := range resources {
-			fr[i] = &sgflow.Rule{Resource: r, TokenCalculateStrategy: sgflow.Direct,
-				ControlBehavior: sgflow.Reject, Threshold: 1e12, StatIntervalInMs: 1000}
 			// A slow-call breaker whose slow is an hour: closed for good.
 			cr[i] = &circuitbreaker.Rule{Resource: r, Strategy: circuitbreaker.SlowRequestRatio,
 				RetryTimeoutMs: 10_000, MinRequestAmount: 1, StatIntervalMs: 1000,
 				MaxAllowedRtMs: 3_600_000, Threshold: 1}
 		}
-		loadTheirs(tb, fr, cr)
+		loadTheirs(tb, theirFlow(resources, 1e12), cr)
 	},
-	refusing: func(tb testing.TB, resources ...string) {
-		fr := make([]*sgflow.Rule, len(resources))
-		for i, r := range resources {
-			fr[i] = &sgflow.Rule{Resource: r, TokenCalculateStrategy: sgflow.Direct,
-				ControlBehavior: sgflow.Reject, Threshold: 0, StatIntervalInMs: 1000}
-		}
-		loadTheirs(tb, fr, nil)
-	},
+	admittingFlow: func(tb testing.TB, resources ...string) { loadTheirs(tb, theirFlow(resources, 1e12), nil) },
+	refusing:      func(tb testing.TB, resources ...string) { loadTheirs(tb, theirFlow(resources, 0), nil) },
 	enter: func(resource string) func() bool {
 		return func() bool {
 			e, b := sentinel.Entry(resource, sentinel.WithTrafficType(base.Inbound))
@@ -69,6 +60,16 @@ func init() {
 		panic(err)
 	}
 	implementations = append(implementations, theirs)
+}
+
+// theirFlow is a Direct Reject flow rule of threshold on each resource.
+func theirFlow(resources []string, threshold float64) []*sgflow.Rule {
+	fr := make([]*sgflow.Rule, len(resources))
+	for i, r := range resources {
+		fr[i] = &sgflow.Rule{Resource: r, TokenCalculateStrategy: sgflow.Direct,
+			ControlBehavior: sgflow.Reject, Threshold: threshold, StatIntervalInMs: 1000}
+	}
+	return fr
 }
 
 func loadTheirs(tb testing.TB, fr []*sgflow.Rule, cr []*circuitbreaker.Rule) {
