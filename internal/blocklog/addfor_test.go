@@ -33,7 +33,7 @@ func TestBlocksAddedByIDCountOnTheirKeysLines(t *testing.T) {
 	}
 	wg.Wait()
 	a.AddFor(&hint, id, t0+20, "getOrder", "flow", r, "app-x", 1) // another origin: another line
-	a.Add(&hint, t0+30, "getOrder", "flow", r, "", 3)              // the same key without id
+	a.Add(&hint, t0+30, "getOrder", "flow", r, "", 3)             // the same key without id
 	a.AddFor(&hint, nil, t0+40, "getOrder", "flow", r, "", 5)     // a nil id is Add
 	a.AddFor(&hint, id, t0+1000, "getOrder", "flow", r, "", 1)    // the next second
 
