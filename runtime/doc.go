@@ -73,7 +73,11 @@
 //     or by pattern, so that such a resource keeps its own chain past
 //     MaxResources;
 //   - Call (the call's resource, nodes, origin, arguments through
-//     ArgsReader, clock), NewBlockError, CountDryRunBlock;
+//     ArgsReader, clock), NewBlockError, CountDryRunBlock, and
+//     NewSharedBlockError: the read-only BlockError a Checker builds once
+//     per rule and resource and returns from every refusal for that reason,
+//     so that a refusal allocates nothing beyond its entry (BlockError.Shared
+//     tells adapters they may build their answer to it once too);
 //   - Rule, RuleError and RuleErrors (positioned rule errors), Property and
 //     NewProperty (a rule set data sources update), RulesChanged (rebind
 //     chains after a load).

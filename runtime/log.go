@@ -44,7 +44,11 @@ var blockLog = func() *blocklog.Aggregator {
 // Origins past the origin caps are logged as OverflowOrigin, as the node
 // tables count them.
 func logBlock(c *Call, b *BlockError, now int64) {
-	blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, callOrigin(c), int64(c.batch))
+	var id any
+	if b.shared {
+		id = b // every block it stands for has the same resource, type and rule
+	}
+	blockLog.AddFor(&c.res.blockHint, id, now, c.res.name, b.blockType.String(), b.rule, callOrigin(c), int64(c.batch))
 }
 
 // CountDryRunBlock records that a dry-run rule of type t, rule, would have

@@ -47,3 +47,22 @@ func BenchmarkFiber(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFiberRefused is BenchmarkFiber's adapter case (from app.Use)
+// with a flow rule that refuses every request, answered by default: to
+// read against the admitted case, which it must not exceed.
+func BenchmarkFiberRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/:id")
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(sentinelfiber.Middleware())
+	app.Get("/bench/order/:id", func(c *fiber.Ctx) error { return c.SendStatus(fiber.StatusOK) })
+	h := app.Handler()
+	ctx := &fasthttp.RequestCtx{}
+	ctx.Request.Header.SetMethod(fiber.MethodGet)
+	ctx.Request.SetRequestURI("/bench/order/42")
+	webtest.BenchRefused(b, func() int {
+		ctx.Response.Reset()
+		h(ctx)
+		return ctx.Response.StatusCode()
+	})
+}
