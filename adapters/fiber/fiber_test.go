@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/valyala/fasthttp"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
 
 	sentinelfiber "github.com/sentinelgen/sentinelgen/adapters/fiber"
 	"github.com/sentinelgen/sentinelgen/internal/webtest"
