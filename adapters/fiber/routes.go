@@ -15,7 +15,8 @@ import (
 // method and path through it, so it is fiber's own routing, parsed once
 // (parameter constraints, `:id<regex(...)>` and `:id<int>`, compiled when
 // the index is built, never per request), at about the cost of fiber's
-// routing. The index is rebuilt when the app's handler count says routes
+// routing. Routes registered with Use are left out: they never serve a
+// request. The index is rebuilt when the app's handler count says routes
 // were added.
 
 // routeIndex is one middleware's index of the app it serves.
@@ -105,14 +106,29 @@ func build(app *fiber.App, handlers uint32) *index {
 	if len(methods) == 0 {
 		methods = fiber.DefaultMethods
 	}
+	// Routes registered with Use run for the requests under their
+	// prefix and never serve one: only the others go in the router.
+	// fiber tells them apart only through GetRoutes, whose copies come
+	// in stack order.
+	serving := app.GetRoutes(true)
 	for m, stack := range app.Stack() {
 		for at, r := range stack {
 			idx.position[r] = at
-			router.Add(methods[m], r.Path, serves(at, r.Path))
+			if len(serving) > 0 && sameRoute(&serving[0], r) {
+				serving = serving[1:]
+				router.Add(methods[m], r.Path, serves(at, r.Path))
+			}
 		}
 	}
 	idx.route = router.Handler()
 	return idx
+}
+
+// sameRoute reports whether dup is a copy of route: the same method and
+// path, and the same handlers (a copy shares their array).
+func sameRoute(dup, route *fiber.Route) bool {
+	return dup.Method == route.Method && dup.Path == route.Path && len(dup.Handlers) == len(route.Handlers) &&
+		(len(dup.Handlers) == 0 || &dup.Handlers[0] == &route.Handlers[0])
 }
 
 // serves is the router's handler for the route at place at of its
