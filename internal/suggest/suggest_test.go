@@ -121,3 +121,25 @@ func BenchmarkNearestOfA4MiBName(b *testing.B) {
 		Nearest(huge, known)
 	}
 }
+
+// FuzzNearest: whatever the name and words, Nearest answers as comparing
+// every word would, never panics, and answers a word of the list or "".
+func FuzzNearest(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"flwo", "flow,degrade,system"}, {"", ""}, {"x", "x"}, {"订阅单", "订单,订"},
+		{"\xff\xfe", "\xff,ab"}, {"ParamFlow", "paramFlow,PARAMFLOW"}, {"aaaaaaaaaaaa", "aaaaaaaab,a"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, s, words string) {
+		known := strings.Split(words, ",")
+		if len(s) > 256 || len(known) > 32 {
+			return // the literal rule's cost is what Nearest avoids
+		}
+		got := Nearest(s, known)
+		require.Equal(t, nearestByEveryDistance(s, known), got, "%q in %q", s, known)
+		if got != "" {
+			require.Contains(t, known, got)
+		}
+	})
+}
