@@ -7,19 +7,23 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	sentinelotel "github.com/sentinelgen/sentinelgen/adapters/otel"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -100,4 +104,44 @@ func TestACallersBytesThatAreNotUTF8DoNotCostTheBatch(t *testing.T) {
 	slices.Sort(collector.names)
 	assert.Equal(t, []string{`/\xff\xfe`, "/ok", "/ok", "lookup"}, collector.names, "every span arrives, the bad bytes written \\xNN")
 	assert.Equal(t, []string{`no user named \xff\xfe`, `no user named \xff\xfe`}, collector.details, "the status and the exception")
+}
+
+// FuzzCallerStringsStayUTF8: whatever a caller puts in a resource name,
+// an origin or an error message, every string of the spans the adapter
+// writes (name, attributes, status, events' attributes) is valid UTF-8,
+// as OTLP's protobuf requires.
+func FuzzCallerStringsStayUTF8(f *testing.F) {
+	f.Add("/p\xff", "o\xfe", "bad \xc3(", true)
+	f.Add("GET:/api/order", "", "", false)
+	f.Add("\u202e\n", "\x00", "\xed\xa0\x80", true)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	f.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	f.Cleanup(sentinelotel.Trace(sentinelotel.WithCallSpans(tp)))
+	f.Fuzz(func(t *testing.T, resource, origin, message string, refuse bool) {
+		if resource == "" || strings.TrimSpace(resource) != resource {
+			return
+		}
+		if refuse {
+			require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: resource, Grade: flow.GradeQPS, Count: 0}}))
+			defer func() { _ = flow.LoadRules(nil) }()
+		}
+		ctx := runtime.EnterContext(context.Background(), "fuzz", origin)
+		if e, b := runtime.Entry(ctx, resource); b == nil {
+			e.Exit(runtime.WithError(errors.New(message)))
+		}
+		for _, s := range rec.Ended() {
+			require.True(t, utf8.ValidString(s.Name()), "%q", s.Name())
+			require.True(t, utf8.ValidString(s.Status().Description), "%q", s.Status().Description)
+			for _, kv := range s.Attributes() {
+				require.True(t, utf8.ValidString(kv.Value.Emit()), "%s %q", kv.Key, kv.Value.Emit())
+			}
+			for _, ev := range s.Events() {
+				for _, kv := range ev.Attributes {
+					require.True(t, utf8.ValidString(kv.Value.Emit()), "%s %q", kv.Key, kv.Value.Emit())
+				}
+			}
+		}
+		rec.Reset()
+	})
 }
