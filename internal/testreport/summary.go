@@ -57,6 +57,9 @@ func printSummary(out io.Writer, all []result) (failed bool) {
 			if !hasFailedSubtest(all, r) {
 				failures = append(failures, r)
 			}
+		case r.Outcome == "skip" && passedElsewhere(all, r):
+			// Skipped in one run (an allocation test under the race
+			// detector) and passed in another: it ran.
 		case r.Outcome == "skip":
 			c.skipped++
 			total.skipped++
@@ -125,4 +128,15 @@ func printSlowest(out io.Writer, all []result, n int) {
 	for _, r := range tests {
 		fmt.Fprintf(out, "  %6.1fs %s  %s  %s\n", r.Elapsed, r.Module, r.Package, r.Test)
 	}
+}
+
+// passedElsewhere reports whether the test r skipped passed in another
+// module's run: the same package run again, without the race detector.
+func passedElsewhere(all []result, r result) bool {
+	for _, o := range all {
+		if o.Outcome == "pass" && o.Package == r.Package && o.Test == r.Test && o.Module != r.Module {
+			return true
+		}
+	}
+	return false
 }

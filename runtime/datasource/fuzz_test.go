@@ -31,6 +31,9 @@ func FuzzDecode(f *testing.F) {
 		`{"flow":[{"resource":"a"}],"degrade":[]}`,
 		`{"flow":null}`,
 		`{"flwo":[]}`,
+		// Misspelt thresholds: left unset, beside their field, repeated.
+		`[{"resource":"a","cuont":20},{"resource":"b","count":1,"cuont":2}]`,
+		`{"flow":[{"resource":"a","Cuont":1,"cuont":2,"coutn":3}]}`,
 		// As Java's parsers read them: comments, trailing commas and text,
 		// quoted scalars, whole decimals, nulls.
 		"// rules\n[{\"resource\":\"a\" /* the API */, \"count\":\"5\"},]",

@@ -34,6 +34,7 @@ func TestRuleErrorsAreBounded(t *testing.T) {
 	}{
 		{"numbers fail decoding", junkArray("1", junkSize)},
 		{"empty rules fail validation", junkArray("{}", junkSize)},
+		{"misspelt thresholds", junkArray(`{"resource":"a","cuont":1}`, junkSize)},
 		{"long resources with newlines", junkArray(`{"resource":"`+strings.Repeat(`x\n`, 20_000)+`","count":-1}`, junkSize)},
 	}
 	for _, tt := range tests {

@@ -101,7 +101,7 @@ func pushDocument(kind string, n int, edited bool) []byte {
 // the dashboard's connection dropped on a loaded machine. The rules in
 // force are indexed by key: a push costs about what a first push costs,
 // in every kind with resources (system rules are few).
-func TestKeepDryRunOfAFullPushCostsAboutAFirstPush(t *testing.T) {
+func TestADashboardPushCostsAboutAFirstPush(t *testing.T) {
 	const n = 3000
 	for _, k := range []datasource.Kind{datasource.Flow, datasource.Degrade, datasource.Authority, datasource.ParamFlow, datasource.Adaptive} {
 		t.Run(k.Name(), func(t *testing.T) {
@@ -113,7 +113,7 @@ func TestKeepDryRunOfAFullPushCostsAboutAFirstPush(t *testing.T) {
 				start := time.Now()
 				set, err := k.Decode("from the dashboard", edited)
 				require.NoError(t, err)
-				kept := datasource.KeepDryRun(set)
+				kept := datasource.KeepUncarried(set)
 				require.NoError(t, set.Load())
 				return time.Since(start), kept
 			}
@@ -151,7 +151,7 @@ func BenchmarkDashboardPush(b *testing.B) {
 				b.StartTimer()
 				set, err := k.Decode("from the dashboard", edited)
 				require.NoError(b, err)
-				datasource.KeepDryRun(set)
+				datasource.KeepUncarried(set)
 				require.NoError(b, set.Load())
 			}
 		})

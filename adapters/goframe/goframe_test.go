@@ -1,0 +1,131 @@
+package sentinelgoframe_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"testing"
+
+	"github.com/gogf/gf/v2/net/ghttp"
+	"github.com/gogf/gf/v2/os/glog"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	sentinelgoframe "github.com/sentinelgen/sentinelgen/adapters/goframe"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+)
+
+func TestMain(m *testing.M) {
+	runtime.SetLogger(slog.New(slog.DiscardHandler))
+	m.Run()
+}
+
+func order(r *ghttp.Request) {
+	code, body := webtest.Order(r.Context(), r.Get("id").String())
+	r.Response.WriteStatus(code, body)
+}
+
+func other(r *ghttp.Request) { r.Response.Write("other") }
+
+var servers int
+
+// serve starts a real GoFrame server on a free loopback port, its routes
+// bound by bind, and stops it when t ends.
+func serve(t testing.TB, bind func(s *ghttp.Server)) string {
+	t.Helper()
+	servers++ // GetServer returns the server of a name, started or not
+	s := ghttp.GetServer(fmt.Sprint(t.Name(), servers))
+	s.SetAddr("127.0.0.1:0")
+	s.SetDumpRouterMap(false)
+	s.SetAccessLogEnabled(false)
+	s.SetErrorLogEnabled(false)
+	s.SetLogger(glog.New())
+	s.Logger().SetStdoutPrint(false)
+	s.SetGraceful(false)
+	bind(s)
+	require.NoError(t, s.Start())
+	t.Cleanup(func() { _ = s.Shutdown() })
+	return fmt.Sprintf("http://127.0.0.1:%d", s.GetListenedPort())
+}
+
+// grouped binds the suite's two routes in a group behind opts' middleware.
+func grouped(opts ...sentinelgoframe.Option) func(s *ghttp.Server) {
+	return func(s *ghttp.Server) {
+		s.Group("/api", func(group *ghttp.RouterGroup) {
+			group.Middleware(sentinelgoframe.Middleware(opts...))
+			group.GET("/order/:id", order)
+			group.GET("/other", other)
+		})
+	}
+}
+
+func TestGoFrame(t *testing.T) {
+	webtest.Run(t, func(t *testing.T) webtest.Server {
+		return webtest.Server{URL: serve(t, grouped()), Resource: "/api/order/:id", Other: "/api/other", HangUpsEndContext: true}
+	})
+}
+
+func TestGoFrameGlobalMiddleware(t *testing.T) {
+	webtest.Run(t, func(t *testing.T) webtest.Server {
+		url := serve(t, func(s *ghttp.Server) {
+			s.Use(sentinelgoframe.Middleware())
+			s.BindHandler("GET:/api/order/:id", order)
+			s.BindHandler("GET:/api/other", other)
+		})
+		return webtest.Server{URL: url, Resource: "/api/order/:id", Other: "/api/other", HangUpsEndContext: true}
+	})
+}
+
+type items struct{}
+
+func (items) Show(r *ghttp.Request) { r.Response.Write("item") }
+
+func TestTheResourceIsThePatternAsRegistered(t *testing.T) {
+	clocktest.Install(t)
+	url := serve(t, func(s *ghttp.Server) {
+		s.Use(sentinelgoframe.Middleware(nethttp.WithMethodPrefix()))
+		s.BindHandler("GET:/api/item/{id}", other)
+		s.Group("/api/v2", func(group *ghttp.RouterGroup) {
+			group.GET("/item/*any", other)
+			group.Bind(new(items))
+		})
+	})
+	for path, resource := range map[string]string{
+		"/api/item/7":      "GET:/api/item/{id}",
+		"/api/v2/item/a/b": "GET:/api/v2/item/*any",
+		"/api/v2/show":     "GET:/api/v2/show",
+	} {
+		assert.Equal(t, http.StatusOK, get(t, url+path).StatusCode, path)
+		assert.NotNil(t, runtime.LookupResource(resource), "%s is %s", path, resource)
+	}
+}
+
+func TestUnmatchedRequestsAreNotProtectedByDefault(t *testing.T) {
+	clocktest.Install(t)
+	url := serve(t, func(s *ghttp.Server) {
+		s.Use(sentinelgoframe.Middleware())
+		s.BindHandler("GET:/api/other", other)
+	})
+	assert.Equal(t, http.StatusNotFound, get(t, url+"/goframe/nowhere").StatusCode)
+	assert.Nil(t, runtime.LookupResource("/goframe/nowhere"))
+
+	url = serve(t, func(s *ghttp.Server) {
+		s.Use(sentinelgoframe.Middleware(nethttp.WithUnmatchedPath()))
+		s.BindHandler("GET:/api/other", other)
+	})
+	assert.Equal(t, http.StatusNotFound, get(t, url+"/goframe/unmatched").StatusCode)
+	assert.NotNil(t, runtime.LookupResource("/goframe/unmatched"), "WithUnmatchedPath protects it under its path")
+}
+
+func get(t *testing.T, url string) *http.Response {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	_, _ = io.Copy(io.Discard, resp.Body)
+	require.NoError(t, resp.Body.Close())
+	return resp
+}

@@ -1,0 +1,53 @@
+package sentinelhertz_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/cloudwego/hertz/pkg/app"
+	"github.com/cloudwego/hertz/pkg/app/server"
+
+	sentinelhertz "github.com/sentinelgen/sentinelgen/adapters/hertz"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
+)
+
+// The framework bare, with a middleware that does nothing, and with the
+// adapter, serving one route from a reused request context, as Hertz's
+// server does: the adapter's cost is the difference between the last two.
+func BenchmarkHertz(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		mw   []app.HandlerFunc
+	}{
+		{"bare", nil},
+		{"noop", []app.HandlerFunc{func(ctx context.Context, c *app.RequestContext) { c.Next(ctx) }}},
+		{"sentinelhertz", []app.HandlerFunc{sentinelhertz.Middleware()}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			h := server.New(server.WithDisablePrintRoute(true))
+			h.Use(bc.mw...)
+			h.GET("/bench/order/:id", func(ctx context.Context, c *app.RequestContext) { c.Status(http.StatusOK) })
+			if err := h.Init(); err != nil {
+				b.Fatal(err)
+			}
+			c := h.NewContext()
+			serve := func() {
+				c.ResetWithoutConn()
+				c.Request.SetRequestURI("/bench/order/42")
+				c.Request.Header.SetMethod(http.MethodGet)
+				h.ServeHTTP(context.Background(), c)
+			}
+			serve()
+			if c.Response.StatusCode() != http.StatusOK {
+				b.Fatalf("status %d", c.Response.StatusCode())
+			}
+			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
+			for b.Loop() {
+				serve()
+			}
+			stop()
+		})
+	}
+}

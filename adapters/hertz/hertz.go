@@ -1,0 +1,129 @@
+// Package sentinelhertz protects Hertz (github.com/cloudwego/hertz)
+// routes and client calls with the sentinelgen runtime, with the semantics
+// of runtime/nethttp's Middleware and Transport:
+//
+//	h := server.Default() // recovery included
+//	h.Use(sentinelhertz.Middleware())
+//	h.GET("/api/order/:id", getOrder) // resource "/api/order/:id"
+//
+//	c, _ := client.NewClient()
+//	c.Use(sentinelhertz.ClientMiddleware()) // "GET:http://host/api/order/42"
+//
+// On the server each request is an inbound web resource named after its
+// route as Hertz writes it (c.FullPath()), without the method:
+// WithMethodPrefix names it "GET:/api/order/:id". Requests no route
+// matched (404, 405) follow the WithUnmatchedPath policy: not protected by
+// default.
+//
+// A refused request does not reach the handlers: it is answered with 429
+// Too Many Requests, "Retry-After: 1" and nethttp.BlockMessage (or by
+// WithBlockHandler), and the chain is aborted. A handler's panic (recorded
+// as a *nethttp.PanicError, then let go on to Hertz's recovery middleware,
+// which must run before this one) and a response status the
+// WithErrorStatus predicate holds for (5xx by default, a
+// *nethttp.StatusError) are the route's errors, for circuit breakers,
+// unless the handlers' context had ended by then. Hertz tells a handler
+// that its client hung up only with server.WithSenseClientDisconnection
+// (true); without it, a handler that finishes after its client left is
+// counted as it answers.
+//
+// The handlers' context.Context carries the entry: pass it to generated
+// wrappers and their resources nest under the route in runtime.Tree.
+//
+// Hertz reuses a request's buffers once its handlers return: a URL
+// cleaner, origin parser or argument function of your own must return
+// strings that stay valid (string(b) copies; unsafe conversions do not).
+package sentinelhertz
+
+import (
+	"context"
+
+	"github.com/cloudwego/hertz/pkg/app"
+
+	"github.com/sentinelgen/sentinelgen/internal/web"
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+)
+
+// Middleware returns Hertz middleware that protects every request it runs
+// for as an inbound resource named after the route that serves it.
+func Middleware(opts ...Option) app.HandlerFunc {
+	cfg := config{web: web.Config[*app.RequestContext]{ErrorStatus: nethttp.ServerError}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	engine := web.New(cfg.web)
+	return func(ctx context.Context, c *app.RequestContext) {
+		pattern := c.FullPath()
+		method, path := "", ""
+		if cfg.web.MethodPrefix {
+			method = methodOf(c.Method())
+		}
+		if pattern == "" && cfg.web.UnmatchedPath {
+			path = string(c.Path()) // a copy: the resource keeps it
+		}
+		res, name := engine.Target(c, method, pattern, path)
+		if res == nil && name == "" {
+			c.Next(ctx) // not protected
+			return
+		}
+		e, b := engine.Enter(ctx, c, res, name)
+		if b != nil {
+			cfg.block(ctx, c, b)
+			c.Abort()
+			return
+		}
+		done := false
+		defer func() {
+			if !done {
+				p := recover() // nil after runtime.Goexit: the entry just exits
+				exit(engine, e, 0, p)
+				if p != nil {
+					panic(p)
+				}
+			}
+		}()
+		c.Next(e.Context())
+		done = true
+		exit(engine, e, c.Response.StatusCode(), nil)
+	}
+}
+
+func exit(engine *web.Engine[*app.RequestContext], e *runtime.SentinelEntry, code int, p any) {
+	if err := engine.Outcome(e.Context(), code, p); err != nil {
+		e.SetError(err)
+	}
+	e.Exit()
+}
+
+// DefaultBlockHandler answers a refused request with 429 Too Many
+// Requests, "Retry-After: 1" and nethttp.BlockMessage.
+func DefaultBlockHandler(_ context.Context, c *app.RequestContext, _ *runtime.BlockError) {
+	c.Response.Header.Set("Retry-After", web.RetryAfter)
+	c.Response.Header.SetContentTypeBytes(textPlain)
+	c.Response.SetStatusCode(429)
+	c.Response.SetBodyString(web.BlockMessage + "\n")
+}
+
+var textPlain = []byte("text/plain; charset=utf-8")
+
+func (c *config) block(ctx context.Context, rc *app.RequestContext, b *runtime.BlockError) {
+	if c.blockHandler != nil {
+		c.blockHandler(ctx, rc, b)
+		return
+	}
+	DefaultBlockHandler(ctx, rc, b)
+}
+
+// methodOf returns the request method as a string without allocating for
+// RFC 9110's methods and PATCH; the engine names any other "OTHER".
+func methodOf(m []byte) string {
+	for _, known := range methods {
+		if string(m) == known {
+			return known
+		}
+	}
+	return "OTHER"
+}
+
+var methods = [...]string{"GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "CONNECT", "TRACE"}

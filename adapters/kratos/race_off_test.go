@@ -1,0 +1,5 @@
+//go:build !race
+
+package sentinelkratos_test
+
+const raceEnabled = false
