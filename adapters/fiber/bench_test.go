@@ -34,17 +34,7 @@ func BenchmarkFiber(b *testing.B) {
 			}
 			app.Get("/bench/other/:id", handler)
 			app.Get("/bench/order/:id", append(bc.route, handler)...)
-			h := app.Handler()
-			ctx := &fasthttp.RequestCtx{}
-			ctx.Request.Header.SetMethod(fiber.MethodGet)
-			ctx.Request.SetRequestURI("/bench/order/42")
-			h(ctx)
-			b.ReportAllocs()
-			stop := webtest.CPUTimer(b)
-			for b.Loop() {
-				h(ctx)
-			}
-			stop()
+			serveGets(b, app.Handler(), "/bench/order/42")
 		})
 	}
 }
@@ -80,17 +70,22 @@ func BenchmarkFiberUnmatchedUnderConstrainedRoutes(b *testing.B) {
 		{name: "sentinelfiber-use", use: []any{sentinelfiber.Middleware()}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := constrainedApp(bc.use...)
-			ctx := &fasthttp.RequestCtx{}
-			ctx.Request.Header.SetMethod(fiber.MethodGet)
-			ctx.Request.SetRequestURI("/api/v24/orders/not-an-order")
-			h(ctx)
-			b.ReportAllocs()
-			stop := webtest.CPUTimer(b)
-			for b.Loop() {
-				h(ctx)
-			}
-			stop()
+			serveGets(b, constrainedApp(bc.use...), "/api/v24/orders/not-an-order")
 		})
 	}
+}
+
+// serveGets serves GET target through h, b.N times, reporting
+// allocations and CPU time per request.
+func serveGets(b *testing.B, h fasthttp.RequestHandler, target string) {
+	ctx := &fasthttp.RequestCtx{}
+	ctx.Request.Header.SetMethod(fiber.MethodGet)
+	ctx.Request.SetRequestURI(target)
+	h(ctx)
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		h(ctx)
+	}
+	stop()
 }

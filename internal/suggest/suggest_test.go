@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -90,29 +89,10 @@ func TestNearestSkipsOnlyWordsOutOfReach(t *testing.T) {
 	}
 }
 
-// A name of megabytes used to be compared with every word in full: a
-// 4 MiB section name took 0.46 s to refuse, a document of the same size
-// 55 ms. Now a word out of reach costs nothing past counting the name.
-func TestNearestOfAHugeNameCostsAboutReadingIt(t *testing.T) {
-	huge := strings.Repeat("flow", 1<<20)
-	known := []string{"flow", "degrade", "system", "authority", "paramFlow", "adaptive"}
-	read := minDuration(func() { _ = strings.ToLower(strings.ToUpper(huge)) })
-	near := minDuration(func() { assert.Empty(t, Nearest(huge, known)) })
-	assert.Less(t, near, 3*read+10*time.Millisecond, "Nearest %v, reading the name twice %v", near, read)
-}
-
-// minDuration is the quickest of three runs of f: the one least slowed by
-// whatever else the machine is doing.
-func minDuration(f func()) time.Duration {
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		start := time.Now()
-		f()
-		best = min(best, time.Since(start))
-	}
-	return best
-}
-
+// A name of megabytes used to be compared with every word in full (a
+// 4 MiB section name: 475 ms); a word out of reach now costs nothing past
+// counting the name. The datasource package's hostile tests hold the
+// bound on a whole document.
 func BenchmarkNearestOfA4MiBName(b *testing.B) {
 	huge := strings.Repeat("flow", 1<<20)
 	known := []string{"flow", "degrade", "system", "authority", "paramFlow", "adaptive"}
