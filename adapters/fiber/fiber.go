@@ -18,7 +18,7 @@
 // added), and routes the request's method and path through them. The
 // lookup costs what fiber's routing costs, whatever the patterns: a path
 // no route matches, under 50 routes with `:id<regex(...)>` and
-// `:id<int>` constraints, takes 2.6 µs of CPU against bare fiber's
+// `:id<int>` constraints, takes 2.8 µs of CPU against bare fiber's
 // 1.3 µs. Requests no route matches follow the WithUnmatchedPath policy:
 // not protected by default.
 //

@@ -28,7 +28,8 @@ type routeIndex struct {
 type index struct {
 	app      *fiber.App
 	handlers uint32
-	position map[*fiber.Route]int // each route's place in its method's stack
+	position map[*fiber.Route]int  // each route's place in its method's stack
+	serving  map[*fiber.Route]bool // the routes not registered with Use
 	route    fasthttp.RequestHandler
 }
 
@@ -52,8 +53,8 @@ var probes = sync.Pool{New: func() any {
 }}
 
 // pattern is the path of the route that serves c's request, "" when none
-// does: the route c is at, when it matches (the middleware was registered
-// on the route), else the first later route that matches.
+// does: the route c is at, when the middleware was registered on it, else
+// (from Use) the first later route that matches.
 func (x *routeIndex) pattern(c *fiber.Ctx) string {
 	cur := c.Route()
 	if cur == nil {
@@ -63,6 +64,9 @@ func (x *routeIndex) pattern(c *fiber.Ctx) string {
 	at, known := idx.position[cur]
 	if !known {
 		return "" // a route the index has not seen (a mounted app's own stack)
+	}
+	if idx.serving[cur] {
+		return cur.Path // registered on the route itself, which fiber matched
 	}
 	p := probes.Get().(*probe)
 	defer probes.Put(p)
@@ -101,7 +105,7 @@ func build(app *fiber.App, handlers uint32) *index {
 		// context, which nobody reads.
 		ErrorHandler: func(*fiber.Ctx, error) error { return nil },
 	})
-	idx := &index{app: app, handlers: handlers, position: map[*fiber.Route]int{}}
+	idx := &index{app: app, handlers: handlers, position: map[*fiber.Route]int{}, serving: map[*fiber.Route]bool{}}
 	methods := cfg.RequestMethods
 	if len(methods) == 0 {
 		methods = fiber.DefaultMethods
@@ -116,6 +120,7 @@ func build(app *fiber.App, handlers uint32) *index {
 			idx.position[r] = at
 			if len(serving) > 0 && sameRoute(&serving[0], r) {
 				serving = serving[1:]
+				idx.serving[r] = true
 				router.Add(methods[m], r.Path, serves(at, r.Path))
 			}
 		}
