@@ -120,6 +120,13 @@
 // are written valid UTF-8 with control characters escaped and cut to a few
 // hundred bytes, so a caller can neither forge a line nor blow one up.
 //
+// Why a resource blocks can also be asked of it: Resource.BlockCount
+// counts its blocks by type since the process started, and
+// Resource.LastBlock is the type and rule of its latest block, as the
+// block log keeps it; Resource.Protected says whether any rule applies to
+// it. Neither costs a blocked call more than the counting and logging it
+// does anyway.
+//
 // # Dry-run rules
 //
 // A rule of any kind may be a dry-run rule ("dryRun": true): it runs fully

@@ -51,12 +51,29 @@
 //	//sentinel:resource key=value key="quoted value" ...
 //
 // The keys are name, blockHandler, fallback, defaultFallback, ignore,
-// traffic, type, args, batch and wrapper; see package
+// traffic, type, args, batch, wrapper and exclude; see package
 // github.com/sentinelgen/sentinelgen/annotations for their grammar and
 // defaults, and package github.com/sentinelgen/sentinelgen/generator for
 // the handlers' signatures and what the wrappers do. A wrapper's name is the
 // method's name capitalised (getOrder gets GetOrder); an exported method
 // needs wrapper=Name.
+//
+// # Decorating an interface
+//
+// Calls through code the package does not own (a generated gRPC client, a
+// database driver) are protected by a directive above an interface type:
+//
+//	//sentinel:decorate name=payments.{method} fallback=paymentsDown
+//	type Payments interface {
+//		Charge(ctx context.Context, orderID int64, cents int) (string, error)
+//		Refund(ctx context.Context, chargeID string) error
+//	}
+//
+// sentinelgen writes func ProtectPayments(next Payments) Payments; each
+// method of what it returns enters its own resource (payments.Charge,
+// payments.Refund) and calls next's as a wrapper calls its method.
+// exclude=A,B passes methods through unprotected, and wrapper= renames
+// the constructor.
 //
 // # Output
 //

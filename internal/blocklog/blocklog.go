@@ -145,6 +145,20 @@ type Hint struct {
 	e atomic.Pointer[entry]
 }
 
+// Last is the key of the block the Hint last went to: its type and rule
+// as Add was given them, and the Unix second it was counted in; ok is
+// false before the first. It is what a page shows as the rule that
+// blocked last, read without cost to the blocked path, which keeps the
+// Hint anyway. Past MaxKeys distinct keys in a second, the blocks not
+// counted apart leave it at the last key that was.
+func (h *Hint) Last() (typ string, rule any, second int64, ok bool) {
+	e := h.e.Load()
+	if e == nil {
+		return "", nil, 0, false
+	}
+	return e.k.typ, e.rule, e.sec, true
+}
+
 // New returns an aggregator that writes to logger() and reads the runtime
 // clock with now (Unix ms).
 func New(logger func() *slog.Logger, now func() int64) *Aggregator {

@@ -153,8 +153,8 @@ func compile(rules []Rule) (*ruleSet, error) {
 			first[r.Resource] = i
 			s.listed = append(s.listed, *r)
 			if r.Regex {
-				if _, err := compiler.Compile(r.Resource); err != nil {
-					bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
+				if err := compiler.Compile(r.Resource); err != nil {
+					bad("resource", "%s", ruleutil.RegexReason(err))
 					ok = false
 				}
 			}

@@ -237,7 +237,7 @@ func buildPatterns(rules []Rule) *ruleutil.Regexes {
 	x := &ruleutil.Regexes{}
 	for i := range rules {
 		if rules[i].Regex {
-			_, _ = x.Compile(rules[i].Resource)
+			_ = x.Compile(rules[i].Resource)
 		}
 	}
 	_ = x.Build()
