@@ -95,10 +95,6 @@ func SetBlockLogLines(n int) { blockLog.SetLines(n) }
 // their second is over: at shutdown, or in tests.
 func FlushBlockLog() { blockLog.Flush() }
 
-// maxAttrBytes caps a caller-chosen value (a resource name, an origin) in
-// a log line.
-const maxAttrBytes = 256
-
 // safeAttr makes a caller-chosen value safe to log: valid UTF-8, control
-// characters escaped, at most maxAttrBytes.
-func safeAttr(s string) string { return safetext.Log(s, maxAttrBytes) }
+// characters escaped, at most safetext.MaxName bytes.
+func safeAttr(s string) string { return safetext.Name(s) }

@@ -3,6 +3,7 @@ package datasource
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"reflect"
 	"slices"
 	"strings"
@@ -69,38 +70,33 @@ func (s *ruleSet[R]) keepDryRun() int {
 		}
 		return r
 	}
-	used := make([]bool, len(inForce))
 	matched := make([]int, len(s.rules)) // the rule in force each stands for, -1: none
-	for i := range matched {
-		matched[i] = -1
-	}
-	var silent []int // the rules that say nothing of a field kept
+	var silent []int                     // the rules that say nothing of a field kept
 	said := make([][]bool, len(s.rules))
 	for i := range s.rules {
+		matched[i] = -1
 		said[i] = saysFields(elems[i], reflect.ValueOf(&s.rules[i]).Elem(), keep)
 		if slices.Contains(said[i], false) {
 			silent = append(silent, i)
 		}
 	}
-	for _, i := range silent { // 1: equal but for dryRun
+	// The rules in force are indexed by key, so that a push of every rule
+	// of a kind costs time linear in the two sets.
+	taken := newClaims(len(inForce))
+	seed := maphash.MakeSeed()
+	equal := indexBy(taken, func(j int) uint64 { return valueHash(seed, reflect.ValueOf(withoutDryRun(inForce[j]))) })
+	for _, i := range silent { // 1: equal but for the fields kept
 		want := withoutDryRun(s.rules[i])
-		for j := range inForce {
-			if !used[j] && reflect.DeepEqual(want, withoutDryRun(inForce[j])) {
-				used[j], matched[i] = true, j
-				break
-			}
-		}
+		matched[i] = equal.claim(valueHash(seed, reflect.ValueOf(want)), func(j int) bool {
+			return reflect.DeepEqual(want, withoutDryRun(inForce[j]))
+		})
 	}
+	type name struct{ resource, limitApp string }
+	nameOf := func(r *R) name { return name{stringAt(r, resource), normLimitApp(stringAt(r, limitApp))} }
+	edited := indexBy(taken, func(j int) name { return nameOf(&inForce[j]) })
 	for _, i := range silent { // 2: edited: the same resource and limitApp
-		if matched[i] >= 0 {
-			continue
-		}
-		res, app := stringAt(&s.rules[i], resource), stringAt(&s.rules[i], limitApp)
-		for j := range inForce {
-			if !used[j] && stringAt(&inForce[j], resource) == res && sameLimitApp(stringAt(&inForce[j], limitApp), app) {
-				used[j], matched[i] = true, j
-				break
-			}
+		if matched[i] < 0 {
+			matched[i] = edited.claim(nameOf(&s.rules[i]), nil)
 		}
 	}
 	kept := 0
@@ -124,16 +120,13 @@ func (s *ruleSet[R]) keepDryRun() int {
 	return kept
 }
 
-// sameLimitApp compares limitApps as the rules in force hold them: blank
-// is "default", as every rule package fills it in.
-func sameLimitApp(a, b string) bool {
-	norm := func(s string) string {
-		if s = strings.TrimSpace(s); s == "" {
-			return "default"
-		}
-		return s
+// normLimitApp is a limitApp as the rules in force hold it: blank is
+// "default", as every rule package fills it in.
+func normLimitApp(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return "default"
 	}
-	return norm(a) == norm(b)
+	return s
 }
 
 // saysFields reports, for each field of keep, whether the pushed rule el
