@@ -1,0 +1,59 @@
+package sentinelgoframe_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gogf/gf/v2/net/ghttp"
+	"github.com/stretchr/testify/assert"
+
+	sentinelgoframe "github.com/sentinelgen/sentinelgen/adapters/goframe"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
+)
+
+// The adapter adds one allocation to a request, admitted or refused: the
+// entry (with the request copy that carries it). GoFrame itself spends
+// more on any answer of 400 or more than on a 200 (about seven
+// allocations), so a refusal is measured against a handler of its own
+// that answers 429.
+func TestAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	webtest.Refuse(t, "/alloc/refused/:id")
+	allocs := func(protected bool, path string, want int) float64 {
+		var srv *ghttp.Server
+		serve(t, func(s *ghttp.Server) {
+			srv = s
+			s.Group("/", func(group *ghttp.RouterGroup) {
+				if protected {
+					group.Middleware(sentinelgoframe.Middleware())
+				}
+				ok := func(r *ghttp.Request) { r.Response.WriteHeader(http.StatusOK) }
+				group.GET("/alloc/admitted/:id", ok)
+				group.GET("/alloc/refused/:id", ok)
+				group.GET("/alloc/busy/:id", func(r *ghttp.Request) {
+					r.Response.WriteHeader(http.StatusTooManyRequests)
+					r.Response.Write("busy\n")
+				})
+			})
+		})
+		// GoFrame closes the body it wraps: a request with none (nil)
+		// would not do.
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		w := webtest.NewWriter()
+		srv.ServeHTTP(w, req)
+		assert.Equal(t, want, w.Code, path)
+		return testing.AllocsPerRun(200, func() {
+			w.Code = 0
+			srv.ServeHTTP(w, req)
+		})
+	}
+	bare := allocs(false, "/alloc/admitted/1", http.StatusOK)
+	busy := allocs(false, "/alloc/busy/1", http.StatusTooManyRequests)
+	admitted := allocs(true, "/alloc/admitted/1", http.StatusOK)
+	refused := allocs(true, "/alloc/refused/1", http.StatusTooManyRequests)
+	assert.LessOrEqual(t, admitted-bare, 1.0, "admitted: %v against %v bare", admitted, bare)
+	assert.LessOrEqual(t, refused-busy, 1.0, "refused: %v against %v for GoFrame's own 429", refused, busy)
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package sentinelgoframe_test
+
+const raceEnabled = true
