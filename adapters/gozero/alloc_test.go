@@ -28,5 +28,6 @@ func TestAllocations(t *testing.T) {
 		}
 		return webtest.ServeHTTP(rt, path)
 	})
+	t.Logf("allocations: %+v", got)
 	assert.LessOrEqual(t, got.Admitted-got.Bare, 1.0, "admitted: %+v", got)
 }

@@ -36,5 +36,6 @@ func TestAllocations(t *testing.T) {
 			return c.Response.StatusCode()
 		}
 	})
+	t.Logf("allocations: %+v", got)
 	assert.LessOrEqual(t, got.Admitted-got.Bare, 1.0, "admitted: %+v", got)
 }

@@ -27,5 +27,6 @@ func TestAllocations(t *testing.T) {
 		require.NoError(t, a.Build())
 		return webtest.ServeHTTP(a, path)
 	})
+	t.Logf("allocations: %+v", got)
 	assert.LessOrEqual(t, got.Admitted-got.Bare, 1.0, "admitted: %+v", got)
 }

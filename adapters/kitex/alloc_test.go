@@ -39,6 +39,7 @@ func TestAdmittedAndRefusedCallsAllocateAtMostOnce(t *testing.T) {
 			loadFlow(t, flow.Rule{Resource: getOrder, Grade: flow.GradeQPS, Count: 0})
 			call()
 			refused := testing.AllocsPerRun(100, call)
+			t.Logf("allocations: admitted %v, refused %v", admitted, refused)
 			assert.LessOrEqual(t, refused, admitted, "refused")
 		})
 	}

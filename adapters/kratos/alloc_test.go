@@ -38,6 +38,7 @@ func TestAdmittedAndRefusedCallsAllocateAtMostOnce(t *testing.T) {
 			loadFlow(t, benchTransport{}.Operation(), 0)
 			call()
 			refused := testing.AllocsPerRun(100, call)
+			t.Logf("allocations: admitted %v, refused %v", admitted, refused)
 			assert.LessOrEqual(t, refused, admitted, "refused")
 		})
 	}
