@@ -27,9 +27,11 @@
 // can open a breaker for other callers by hanging up or choosing its own
 // deadline.
 //
-// ctx.Request() carries the entry in its context: pass
-// ctx.Request().Context() to generated wrappers and their resources nest
-// under the route in runtime.Tree.
+// ctx.Request() carries the entry in its context while the handlers run:
+// pass ctx.Request().Context() to generated wrappers and their resources
+// nest under the route in runtime.Tree. Middleware that ran before this
+// one sees its own request again once it returns, without context values
+// the handlers added to theirs (ctx.Values() are Iris's own and stay).
 //
 // Options are runtime/nethttp's (Option is nethttp.Option): the origin
 // from a header (nethttp.WithOriginParser(nethttp.OriginFromHeader("S-user"))),
