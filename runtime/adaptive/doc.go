@@ -31,10 +31,11 @@
 //     the limiter probes: the calls that start from then on are held to
 //     MinLimit (3) in flight until ProbeSamples (50) effective samples of
 //     them are in (for at most the longer of 2 s and 20 intervals); their
-//     response time is minRTT, the unloaded time. Calls admitted before
+//     response time is minRTT, the unloaded time. Calls started before
 //     the probe take none of its slots, so calls that hold theirs for long
 //     cannot stall it, and the limit in force still bounds every call in
-//     flight. Calls admitted before the probe, and during it, are not
+//     flight; one started before it but checked within it (paced by a
+//     flow rule, or queued for a slot) gets in under that limit alone. Calls admitted before the probe, and during it, are not
 //     samples of the intervals around it.
 //   - At the floor: if the calls are still slower than the tolerance
 //     allows with the limit at MinLimit, no queue of the limiter's is left

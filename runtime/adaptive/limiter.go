@@ -22,7 +22,8 @@ type limiter struct {
 	rule atomic.Pointer[Rule] // with defaults filled in
 	// limit bounds the calls in flight. While the limiter probes it stays
 	// where it was, and the probe's calls, those started since it began,
-	// are held to MinLimit of their own (probeInFlight).
+	// are held to MinLimit of their own (probeInFlight); calls started
+	// before it are held to the limit alone.
 	limit atomic.Int64
 	cur   atomic.Pointer[window]
 	next  atomic.Int64 // when the current interval ends (Unix ms); 0 before the first exit
@@ -89,14 +90,19 @@ func (l *limiter) setRule(r *Rule) {
 
 // acquire takes a slot for a call started at start, if one is free.
 //
-// While the limiter probes, the call must also find one of the probe's
-// MinLimit slots free: calls admitted before the probe do not take them,
-// so a few calls that hold their slots for long (a hostile caller's
-// trickled bodies) cannot stall the probe, and with it every caller,
-// until they end.
+// While the limiter probes, a call started within the probe must also find
+// one of the probe's MinLimit slots free: calls started before the probe
+// do not take them, so a few calls that hold their slots for long (a
+// hostile caller's trickled bodies) cannot stall the probe, and with it
+// every caller, until they end. A call started before the probe but
+// checked within it (paced by a flow or hot-parameter rule, or waiting
+// here for a slot) is admitted under the limit alone: its sample is
+// dropped (skipBefore), so it cannot skew the probe's minRTT. Whether a
+// call takes a probe slot is decided by its start, the one thing Exit
+// also knows of it, so that Exit gives back exactly what was taken.
 func (l *limiter) acquire(start int64) bool {
-	probe := l.probing.Load()
-	if probe && !l.acquireProbeSlot(start) {
+	probe := l.probing.Load() && start > l.probeFrom.Load()
+	if probe && !l.acquireProbeSlot() {
 		return false
 	}
 	for {
@@ -114,13 +120,8 @@ func (l *limiter) acquire(start int64) bool {
 	}
 }
 
-// acquireProbeSlot takes one of the probe's slots for a call started at
-// start. A call started in the probe's first millisecond, or before it,
-// gets none: Exit could not tell it from the calls admitted before.
-func (l *limiter) acquireProbeSlot(start int64) bool {
-	if start <= l.probeFrom.Load() {
-		return false
-	}
+// acquireProbeSlot takes one of the probe's MinLimit slots.
+func (l *limiter) acquireProbeSlot() bool {
 	floor := int64(l.rule.Load().MinLimit)
 	for {
 		n := l.probeInFlight.Load()

@@ -134,9 +134,8 @@ func TestTheProbeRecurs(t *testing.T) {
 			assert.Equal(t, int64(2), st.Limit)
 		}
 		wasProbing = st.Probing
-		clk.Advance(time.Millisecond) // a probe's calls start after its first millisecond
 		es := enter(t, "probe", int(st.Limit))
-		clk.Advance(9 * time.Millisecond)
+		clk.Advance(10 * time.Millisecond)
 		for _, e := range es {
 			e.Exit()
 		}
@@ -383,4 +382,38 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return string(s.b)
+}
+
+// Calls waiting for a slot (MaxQueueingTimeMs) when a probe begins are
+// admitted as slots come free, under the limit in force: the probe does
+// not refuse what was queued before it.
+func TestCallsQueuedWhenAProbeBeginsAreAdmitted(t *testing.T) {
+	clk := &hookClock{Clock: clocktest.New()}
+	t.Cleanup(runtime.SetClock(clk))
+	load(t, adaptive.Rule{Resource: "queued-probe", InitialLimit: 4, MinLimit: 2, ProbeIntervalMs: 2000, ProbeSamples: 4, MinSamples: 4, MaxQueueingTimeMs: 5})
+	warm(t, clk.Clock, "queued-probe", 10*time.Millisecond)
+	probesWhileQueued := 0
+	for range 700 { // 7 s of 10 ms rounds
+		held := enter(t, "queued-probe", int(state(t, "queued-probe").Limit))
+		clk.Advance(9 * time.Millisecond)
+		exitHeld := func() {
+			for _, e := range held {
+				e.Exit()
+			}
+			held = nil
+		}
+		clk.onSleep = exitHeld // the held calls end while the next one waits
+		wasProbing := state(t, "queued-probe").Probing
+		e, b := runtime.Entry(context.Background(), "queued-probe")
+		clk.onSleep = nil
+		require.Nil(t, b, "a call queued for a slot is admitted when one comes free")
+		if state(t, "queued-probe").Probing && !wasProbing {
+			probesWhileQueued++
+		}
+		exitHeld()
+		clk.Advance(time.Millisecond)
+		e.Exit()
+	}
+	assert.Positive(t, probesWhileQueued, "a probe began while a call waited")
+	assert.Equal(t, int64(0), state(t, "queued-probe").InFlight)
 }
