@@ -99,11 +99,17 @@ func (l *limiter) setRule(r *Rule) {
 // here for a slot) is admitted under the limit alone: its sample is
 // dropped (skipBefore), so it cannot skew the probe's minRTT. Whether a
 // call takes a probe slot is decided by its start, the one thing Exit
-// also knows of it, so that Exit gives back exactly what was taken.
+// also knows of it, so that Exit gives back exactly what was taken: a call
+// started within the probe but admitted after it ended (it waited) is
+// counted in too, past the floor, since Exit will count it out.
 func (l *limiter) acquire(start int64) bool {
-	probe := l.probing.Load() && start > l.probeFrom.Load()
-	if probe && !l.acquireProbeSlot() {
-		return false
+	probe := l.isProbeCall(start)
+	if probe && l.probing.Load() {
+		if !l.acquireProbeSlot() {
+			return false
+		}
+	} else if probe {
+		l.probeInFlight.Add(1)
 	}
 	for {
 		n := l.inFlight.Load()

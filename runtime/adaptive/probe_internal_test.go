@@ -32,3 +32,21 @@ func TestACallStartedBeforeTheProbeIsAdmittedUnderTheLimit(t *testing.T) {
 	assert.Equal(t, int64(0), l.inFlight.Load())
 	assert.Equal(t, int64(0), l.probeInFlight.Load())
 }
+
+// A call started within a probe but admitted after it ended (it waited)
+// is counted in as its exit counts it out: the probe's count never goes
+// below what is in flight.
+func TestACallStartedInAProbeAndAdmittedAfterItIsCountedOnce(t *testing.T) {
+	l := newLimiter(&Rule{Resource: "late", InitialLimit: 3, MinLimit: 1, MaxLimit: 10})
+	l.beginProbe(1000)
+	require.True(t, l.acquire(1001))
+	l.probeTo.Store(1005) // the probe ends, as probe does
+	l.probing.Store(false)
+
+	require.True(t, l.acquire(1003), "admitted under the limit")
+	assert.Equal(t, int64(2), l.probeInFlight.Load())
+	l.release(1003, -1, 1006, 0)
+	l.release(1001, -1, 1006, 0)
+	assert.Equal(t, int64(0), l.probeInFlight.Load())
+	assert.Equal(t, int64(0), l.inFlight.Load())
+}

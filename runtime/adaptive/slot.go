@@ -45,7 +45,7 @@ func (l *limiter) Check(c *runtime.Call) *runtime.BlockError {
 	if r.DryRun {
 		n := l.inFlight.Add(1)
 		l.notePeak(n)
-		if l.probing.Load() && start > l.probeFrom.Load() {
+		if l.isProbeCall(start) {
 			l.probeInFlight.Add(1) // as acquire would: Exit counts it out
 		}
 		// A probe's floor is not a limit the rule would keep: it would
