@@ -129,7 +129,21 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 	}
 	// The classes each member holds, shared by the instructions reading it;
 	// their work was charged as each class was found.
+	// One array cut in a slice per member, each sized by a first count:
+	// appending member by member spent twice the bytes in regrowth.
+	count := make([]int, len(members))
+	total := 0
+	for w, set := range classMembers {
+		for ; set != 0; set &= set - 1 {
+			count[(w%words)*64+bits.TrailingZeros64(set)]++
+			total++
+		}
+	}
+	flat := make([]uint16, total)
 	holds := make([][]uint16, len(members))
+	for j, n := range count {
+		holds[j], flat = flat[:0:n], flat[n:]
+	}
 	for c := range a.classes {
 		for w, set := range classMembers[c*words:][:words] {
 			for ; set != 0; set &= set - 1 {
