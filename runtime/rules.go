@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // RuleError is one invalid rule: its index in the list being loaded, the
@@ -20,7 +21,7 @@ func (e *RuleError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "rule %d", e.Index)
 	if e.Resource != "" {
-		fmt.Fprintf(&b, " (resource %q)", e.Resource)
+		fmt.Fprintf(&b, " (resource %s)", quoteResource(e.Resource))
 	}
 	b.WriteString(": ")
 	if e.Field != "" {
@@ -29,6 +30,24 @@ func (e *RuleError) Error() string {
 	}
 	b.WriteString(e.Reason)
 	return b.String()
+}
+
+// maxQuotedResource is how much of a resource a RuleError quotes: a 4 KiB
+// regex pattern quoted whole would push the field and the reason past the
+// end of an error line (runtime/datasource cuts each at 512 bytes).
+const maxQuotedResource = 120
+
+// quoteResource quotes the resource, cut on a rune boundary to
+// maxQuotedResource bytes and then saying how long it was.
+func quoteResource(s string) string {
+	if len(s) <= maxQuotedResource {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := maxQuotedResource
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q…(%d bytes)", s[:cut], len(s))
 }
 
 // RuleErrors is every invalid rule of a refused rule set, in index order.

@@ -2,7 +2,9 @@ package runtime_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/stretchr/testify/assert"
@@ -43,4 +45,13 @@ func TestPropertyLoadsAllOrNothingAndTellsListeners(t *testing.T) {
 	cancel()
 	require.NoError(t, p.Update([]int{5}))
 	assert.Len(t, seen, 1, "a cancelled listener hears nothing more")
+}
+
+func TestRuleErrorCutsALongResourceSoTheFieldAndReasonFit(t *testing.T) {
+	resource := strings.Repeat("é", 2000) // 4000 bytes, the cut on a rune boundary
+	e := &runtime.RuleError{Index: 3, Resource: resource, Field: "resource", Reason: "is refused"}
+	msg := e.Error()
+	assert.Less(t, len(msg), 200)
+	assert.True(t, utf8.ValidString(msg))
+	assert.Equal(t, `rule 3 (resource "`+strings.Repeat("é", 60)+`"…(4000 bytes)): resource is refused`, msg)
 }

@@ -60,8 +60,12 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 	}
 	byHash := map[uint64][]uint16{}
 	var classMembers []uint64 // class c's: classMembers[c*words:][:words]
+	active := 0               // how many members the interval belongs to
 	emit := func(r rune) error {
 		*b.work -= int64(words) + 1
+		if *b.work < 0 {
+			return errOverBudget
+		}
 		c, found := uint16(0), false
 		for _, id := range byHash[sum] {
 			if slices.Equal(classMembers[int(id)*words:][:words], in) {
@@ -72,6 +76,14 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 		if !found {
 			if len(b.reps) == 1<<16-1 {
 				return errTooLarge
+			}
+			// A new class keeps its members (words) and is listed once
+			// per member in holds below: charged before either is spent,
+			// so a set of many overlapping classes is refused as soon as
+			// its budget is gone, not after building what it cannot use.
+			*b.work -= int64(words) + int64(active)
+			if *b.work < 0 {
+				return errOverBudget
 			}
 			c = uint16(len(b.reps))
 			byHash[sum] = append(byHash[sum], c)
@@ -98,13 +110,15 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 			j := uint32(ev[i])
 			in[j/64] ^= 1 << (j % 64)
 			sum ^= salt[j]
+			if in[j/64]&(1<<(j%64)) != 0 {
+				active++
+			} else {
+				active--
+			}
 		}
 	}
 	if err := emit(start); err != nil {
 		return err
-	}
-	if *b.work < 0 {
-		return errOverBudget
 	}
 	a.classes = len(b.reps)
 	for r := range rune(utf8.RuneSelf) {
@@ -113,14 +127,28 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 	for _, r := range b.reps {
 		b.classKind = append(b.classKind, b.kindOf(r))
 	}
-	// The classes each member holds, shared by the instructions reading it.
+	// The classes each member holds, shared by the instructions reading it;
+	// their work was charged as each class was found.
+	// One array cut in a slice per member, each sized by a first count:
+	// appending member by member spent twice the bytes in regrowth.
+	count := make([]int, len(members))
+	total := 0
+	for w, set := range classMembers {
+		for ; set != 0; set &= set - 1 {
+			count[(w%words)*64+bits.TrailingZeros64(set)]++
+			total++
+		}
+	}
+	flat := make([]uint16, total)
 	holds := make([][]uint16, len(members))
+	for j, n := range count {
+		holds[j], flat = flat[:0:n], flat[n:]
+	}
 	for c := range a.classes {
 		for w, set := range classMembers[c*words:][:words] {
 			for ; set != 0; set &= set - 1 {
 				j := w*64 + bits.TrailingZeros64(set)
 				holds[j] = append(holds[j], uint16(c))
-				*b.work--
 			}
 		}
 	}
@@ -129,9 +157,6 @@ func (b *automatonBuilder) classify(a *automaton, pats []compiledPattern, sets *
 		if id >= 0 {
 			b.classesOf[pc] = holds[local[id]]
 		}
-	}
-	if *b.work < 0 {
-		return errOverBudget
 	}
 	return nil
 }
