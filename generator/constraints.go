@@ -25,13 +25,14 @@ func buildConstraint(path string, f *ast.File) string {
 // fileConstraint is buildConstraint's expression, nil when the file
 // builds everywhere.
 func fileConstraint(path string, f *ast.File) constraint.Expr {
+	// As go/build reads a header: a //go:build line counts anywhere
+	// before the package clause, in the package doc too (the comment
+	// group touching the clause); // +build lines only before the last
+	// blank line there, so not in the doc.
 	var goBuild, plusBuild []constraint.Expr
 	for _, cg := range f.Comments {
 		if cg.Pos() >= f.Package {
 			break
-		}
-		if cg == f.Doc {
-			continue // the package doc: constraints end at a blank line
 		}
 		for _, c := range cg.List {
 			x, err := constraint.Parse(c.Text)
@@ -39,7 +40,7 @@ func fileConstraint(path string, f *ast.File) constraint.Expr {
 			case err != nil:
 			case constraint.IsGoBuild(c.Text):
 				goBuild = append(goBuild, x)
-			case constraint.IsPlusBuild(c.Text):
+			case constraint.IsPlusBuild(c.Text) && cg != f.Doc:
 				plusBuild = append(plusBuild, x)
 			}
 		}

@@ -143,6 +143,10 @@ func TestGolden(t *testing.T) {
 		}
 	})
 
+	t.Run("outputs build and vet in every configuration their files name", func(t *testing.T) {
+		buildEveryConfig(t, mod, cases)
+	})
+
 	t.Run("regenerating changes nothing", func(t *testing.T) {
 		again, err := Generate(Config{Dir: mod, Patterns: patterns, Env: moduleEnv()})
 		require.NoError(t, err)
