@@ -42,6 +42,18 @@ func (r *resolver) pos(p token.Pos) token.Position { return r.pkg.Fset.Position(
 // resolve turns a parsed directive into a checked wrapper, or reports why
 // it cannot and returns nil.
 func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
+	if name := d.Func.Name.Name; name == "_" || name == "init" && d.Func.Recv == nil {
+		// Neither can be referred to, so no wrapper could call it.
+		what := "a blank (_) function"
+		switch {
+		case name == "init":
+			what = "init"
+		case d.Func.Recv != nil:
+			what = "a blank (_) method"
+		}
+		r.errs.Add(d.Pos, "%s cannot be called by name, so no wrapper can call it: remove the directive", what)
+		return nil
+	}
 	fn, ok := r.pkg.TypesInfo.Defs[d.Func.Name].(*types.Func)
 	if !ok {
 		r.errs.Add(d.Pos, "%s: cannot resolve the annotated function", d.Func.Name.Name)
