@@ -42,6 +42,11 @@ type wrapper struct {
 	// through locals (see wrapper.go).
 	lockSafe bool
 
+	// arrayLens are the signature's array lengths as the source spells
+	// them, names resolved by info (see arraylen.go).
+	arrayLens map[*types.Array]ast.Expr
+	info      *types.Info
+
 	block, fallback, dflt *handler
 	ignore                []ignoreRef
 }

@@ -98,6 +98,7 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 	r.resolveHandlers(w, d)
 	r.resolveIgnore(w, d)
 	w.lockSafe = resultsHoldLocks(w.sig)
+	w.arrayLens, w.info = arrayLens(r.pkg.TypesInfo, d.Func.Type), r.pkg.TypesInfo
 	// A handler that is given but does not resolve is reported already.
 	if !w.hasErr && !d.BlockHandler.IsSet() && !d.Fallback.IsSet() && !d.DefaultFallback.IsSet() {
 		r.errs.Add(d.Pos, "%s has no error result to return a block in: give it a blockHandler, fallback or defaultFallback", describe(w))
