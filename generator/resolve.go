@@ -21,6 +21,7 @@ type resolver struct {
 	dir       string
 	sib       *siblings       // read on first use: most packages have no directives
 	embedders embedderIndex   // built on first use, once per package
+	perBuild  *perBuild       // built on first use, once per package
 	funcs     []string        // the package's function names, for "did you mean"
 	run       *runState       // what the run's packages share: the module's syntax
 	scan      *moduleScan     // the module's, seeded with the package's imports on first use
@@ -97,7 +98,7 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 	}
 	r.resolveHandlers(w, d)
 	r.resolveIgnore(w, d)
-	w.lockSafe = resultsHoldLocks(w.sig)
+	w.lockSafe = resultsHoldLocks(w.sig) || r.resultsPerBuild(w.sig)
 	w.arrayLens, w.info = arrayLens(r.pkg.TypesInfo, d.Func.Type), r.pkg.TypesInfo
 	// A handler that is given but does not resolve is reported already.
 	if !w.hasErr && !d.BlockHandler.IsSet() && !d.Fallback.IsSet() && !d.DefaultFallback.IsSet() {
