@@ -103,7 +103,27 @@ func buildTogether(a, b constraint.Expr) bool {
 	if a == nil || b == nil {
 		return true
 	}
-	x := &constraint.AndExpr{X: a, Y: b}
+	return satisfiable(&constraint.AndExpr{X: a, Y: b})
+}
+
+// implies reports whether every build that includes files constrained by
+// a (nil: every build) includes those constrained by b: whether no build
+// has a without b. Past 8 other tags it says no.
+func implies(a, b constraint.Expr) bool {
+	if b == nil {
+		return true
+	}
+	var x constraint.Expr = &constraint.NotExpr{X: b}
+	if a != nil {
+		x = &constraint.AndExpr{X: a, Y: x}
+	}
+	return !satisfiable(x)
+}
+
+// satisfiable reports whether some build satisfies x: some GOOS and
+// GOARCH and some setting of the other tags. Past 8 other tags it says
+// yes rather than try them all.
+func satisfiable(x constraint.Expr) bool {
 	var free, oses, arches []string
 	collectTags(x, func(tag string) {
 		switch {

@@ -30,15 +30,20 @@ type perBuild struct {
 // resultsPerBuild reports whether a result of sig holds, by value, a
 // type declared per build.
 func (r *resolver) resultsPerBuild(sig *types.Signature) bool {
-	if r.perBuild == nil {
-		r.perBuild = &perBuild{r: r, decided: map[*types.TypeName]bool{}, headers: map[string]constraint.Expr{}}
-	}
 	for v := range sig.Results().Variables() {
-		if r.perBuild.holds(v.Type(), map[types.Type]bool{}) {
+		if r.builds().holds(v.Type(), map[types.Type]bool{}) {
 			return true
 		}
 	}
 	return false
+}
+
+// builds returns the package's perBuild, made on first use.
+func (r *resolver) builds() *perBuild {
+	if r.perBuild == nil {
+		r.perBuild = &perBuild{r: r, decided: map[*types.TypeName]bool{}, headers: map[string]constraint.Expr{}}
+	}
+	return r.perBuild
 }
 
 // holds reports whether t is, or holds in a field or array element, a
@@ -94,13 +99,16 @@ func (pb *perBuild) declared(tn *types.TypeName) bool {
 }
 
 // constrained reports whether the file at path has a build constraint.
+func (pb *perBuild) constrained(path string) bool { return pb.constraintOf(path) != nil }
+
+// constraintOf is the build constraint of the file at path, nil for none.
 // Export data names the standard library's files under $GOROOT.
-func (pb *perBuild) constrained(path string) bool {
+func (pb *perBuild) constraintOf(path string) constraint.Expr {
 	if path == "" {
-		return false
+		return nil
 	}
 	if x, ok := pb.headers[path]; ok {
-		return x != nil
+		return x
 	}
 	file := path
 	if rest, ok := strings.CutPrefix(path, "$GOROOT"); ok {
@@ -111,7 +119,7 @@ func (pb *perBuild) constrained(path string) bool {
 		x = fileConstraint(file, f)
 	}
 	pb.headers[path] = x
-	return x != nil
+	return x
 }
 
 // elsewhere reports whether a file of the package this run did not load,

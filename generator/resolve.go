@@ -98,6 +98,9 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 	}
 	r.resolveHandlers(w, d)
 	r.resolveIgnore(w, d)
+	if len(r.errs) == before {
+		r.checkEveryBuild(w, d)
+	}
 	w.lockSafe = resultsHoldLocks(w.sig) || r.resultsPerBuild(w.sig)
 	w.arrayLens, w.info = arrayLens(r.pkg.TypesInfo, d.Func.Type), r.pkg.TypesInfo
 	// A handler that is given but does not resolve is reported already.
