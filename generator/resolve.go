@@ -261,7 +261,7 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 		r.errs.Add(pos, "wrapper %s: %s already has a member %s (%s)", name, typ, name, shortPos(at))
 		return ""
 	}
-	if emb, at, ok := r.promotedElsewhere(typ, name); ok {
+	if emb, at, ok := r.promotedElsewhere(w.recvNamed, name); ok {
 		r.errs.Add(pos, "wrapper %s would hide the member %s that %s gets from its embedded %s (%s): add wrapper=Name",
 			name, name, typ, emb, shortPos(at))
 		return ""
