@@ -4,6 +4,7 @@ import (
 	"go/build/constraint"
 	"go/types"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/sentinelgen/sentinelgen/annotations"
@@ -53,7 +54,8 @@ func (r *resolver) checkEveryBuild(w *wrapper, d *annotations.Directive) {
 // other builds) do not cover every build of the directive's file.
 func (r *resolver) declaredForEveryBuild(w *wrapper, key string, v annotations.Value, obj types.Object, method bool) {
 	if obj.Pkg() != r.pkg.Types {
-		return // another package's builds are its own; the go command checks the import
+		r.importedForEveryBuild(w, key, v, obj.Pkg().Path())
+		return
 	}
 	path := r.pos(obj.Pos()).Filename
 	in := r.builds().constraintOf(path)
@@ -84,4 +86,43 @@ func (r *resolver) declaredForEveryBuild(w *wrapper, key string, v annotations.V
 	src, decl := r.fileName(w.file), filepath.Base(path)
 	r.errs.Add(v.Pos, "%s=%s: %s is declared in %s (//go:build %s), which not every build of %s includes: declare it for every build of %s, or move the directive to a file built only with %s",
 		key, v.Text, obj.Name(), decl, in, src, src, decl)
+}
+
+// importedForEveryBuild reports a package, named by the directive's
+// key=v, that the output would import in builds where no file of the
+// package does: one imported only by unix files may not build on
+// windows. The directive's own file importing it is enough.
+func (r *resolver) importedForEveryBuild(w *wrapper, key string, v annotations.Value, path string) {
+	for _, spec := range w.file.Imports {
+		if spec.Path.Value == strconv.Quote(path) {
+			return
+		}
+	}
+	sib := r.siblings()
+	var covered constraint.Expr
+	var by []string
+	for _, imp := range sib.imports {
+		if imp.path != path || strings.HasSuffix(imp.file, "_test.go") {
+			continue
+		}
+		cons := imp.cons
+		if sib.loaded[imp.file] {
+			cons = r.builds().constraintOf(filepath.Join(r.dir, imp.file))
+		}
+		if cons == nil {
+			return
+		}
+		by = appendNew(by, imp.file)
+		if covered == nil {
+			covered = cons
+		} else {
+			covered = &constraint.OrExpr{X: covered, Y: cons}
+		}
+	}
+	if covered == nil || implies(r.cons, covered) {
+		return
+	}
+	src := r.fileName(w.file)
+	r.errs.Add(v.Pos, "%s=%s: package %s is imported only by %s (//go:build %s), which not every build of %s includes: move the directive to a file built only where it is imported",
+		key, v.Text, path, strings.Join(by, ", "), covered, src)
 }
