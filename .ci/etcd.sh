@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's etcd-server for the etcd rule source's tests
-# (runtime/datasource/etcd, cmd/sentinelgen's rules push), unless etcd is
+# (runtime/datasource/etcd, cmd/sentinelctl's rules push), unless etcd is
 # already there, and prints its version. The tests start and kill their own
 # etcd processes on free loopback ports, each in a temporary data directory;
 # this script starts no service. Idempotent; run as root (CI machines are).

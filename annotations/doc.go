@@ -21,6 +21,23 @@
 //	args             parameters passed to hot-parameter rules ("" for none)  all but a leading context.Context
 //	batch            tokens acquired per call, at least 1                    1
 //	wrapper          name of the generated wrapper                           the method's name capitalised (getOrder → GetOrder)
+//	exclude          methods passed through unprotected (decorate)           none
+//
+// The same keys, but defaultFallback, go on a //sentinel:decorate line
+// above an interface type, which protects an implementation of it method
+// by method; there name is a template ({method} stands for each method's
+// name), blockHandler and fallback name a variable of the interface's type
+// or a func(error) returning one, wrapper names the constructor, and
+// exclude lists methods passed through unprotected. A //sentinel:resource
+// line on one of the interface's methods overrides the keys it gives for
+// that method:
+//
+//	//sentinel:decorate name=payments.{method} fallback=paymentsDown exclude=Ping
+//	type Payments interface {
+//		//sentinel:resource batch=2
+//		Charge(ctx context.Context, orderID int64, cents int) (string, error)
+//		Ping() bool
+//	}
 //
 // Parsing is purely syntactic: it checks the grammar and the values it can
 // check without types (traffic, type, batch, identifier syntax). Package

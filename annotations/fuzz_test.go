@@ -19,6 +19,8 @@ func FuzzParse(f *testing.F) {
 		"//sentinel:resource\tname=a\tname=b",
 		`//sentinel:resource args=,,, ignore=*`,
 		"//sentinel:resource name=\"\xff\"",
+		`//sentinel:decorate name=payments.{method} fallback=down exclude=Ping,Close wrapper=Guard`,
+		`//sentinel:decorate exclude=,1x,Ping,Ping defaultFallback=d`,
 	} {
 		f.Add(s)
 	}
@@ -38,7 +40,7 @@ func FuzzParse(f *testing.F) {
 				t.Errorf("%q: error %q outside the line", text, e)
 			}
 		}
-		for _, v := range append(append([]Value{d.Name, d.Wrapper}, d.Ignore...), d.Args...) {
+		for _, v := range append(append(append([]Value{d.Name, d.Wrapper}, d.Ignore...), d.Args...), d.Exclude...) {
 			if v.IsSet() && (v.Pos.Offset < linePos().Offset || v.Pos.Offset > linePos().Offset+len(text)) {
 				t.Errorf("%q: value %q outside the line", text, v.Text)
 			}

@@ -17,6 +17,9 @@ type keySpec struct {
 	summary string   // the value, in a few words (package doc)
 	meaning string   // the value, in full (docs/directive.md); `code` in backquotes
 	dflt    string   // the default; `code` in backquotes
+	// decorateOnly and resourceOnly limit a key to one of the two
+	// directives.
+	decorateOnly, resourceOnly bool
 	// set checks val and stores it. itemBase is the line offset of the
 	// value's first byte for comma lists, or -1 (see lineParser.items).
 	set func(p *lineParser, key, val Value, itemBase int)
@@ -46,10 +49,11 @@ var keys = []keySpec{
 	},
 	{
 		name: "defaultFallback", java: []string{"defaultFallback"},
-		summary: "handler taking () or (error)",
-		meaning: "generic fallback, params `()` or `(error)`",
-		dflt:    "none",
-		set:     handlerKey(func(d *Directive) *Value { return &d.DefaultFallback }),
+		summary:      "handler taking () or (error)",
+		meaning:      "generic fallback, params `()` or `(error)`",
+		dflt:         "none",
+		set:          handlerKey(func(d *Directive) *Value { return &d.DefaultFallback }),
+		resourceOnly: true,
 	},
 	{
 		name: "ignore", java: []string{"exceptionsToIgnore"},
@@ -92,6 +96,26 @@ var keys = []keySpec{
 		dflt:    "the method's name capitalised (`getOrder` → `GetOrder`)",
 		set:     setWrapper,
 	},
+	{
+		name:         "exclude",
+		summary:      "methods passed through unprotected (decorate)",
+		meaning:      "`//sentinel:decorate` only: methods passed through unprotected",
+		dflt:         "none",
+		set:          setExclude,
+		decorateOnly: true,
+	},
+}
+
+// refusedOn says why the key cannot be given on a //sentinel:decorate
+// (decorate) or //sentinel:resource line, or "".
+func (k *keySpec) refusedOn(decorate bool) string {
+	switch {
+	case decorate && k.resourceOnly:
+		return k.name + "= does not apply to " + DecoratePrefix + ": name a fallback (a variable of the interface's type, or a func(error) returning one)"
+	case !decorate && k.decorateOnly:
+		return k.name + "= applies to " + DecoratePrefix + " only, where it names methods of the interface"
+	}
+	return ""
 }
 
 // keyNames lists the keys by name, in table order.
@@ -182,18 +206,30 @@ func setArgs(p *lineParser, key, val Value, itemBase int) {
 	if val.Text == "" {
 		return // args="": hot-parameter rules see no arguments
 	}
+	p.d.Args = p.names(key, val, itemBase, "parameter")
+}
+
+func setExclude(p *lineParser, key, val Value, itemBase int) {
+	p.d.Exclude = p.names(key, val, itemBase, "method")
+}
+
+// names splits a comma list of identifiers (parameter or method names,
+// what says which), refusing what is not one and duplicates.
+func (p *lineParser) names(key, val Value, itemBase int, what string) []Value {
+	out := []Value{}
 	seen := map[string]bool{}
 	for _, it := range p.items(key.Text, val, itemBase) {
 		switch {
 		case !isIdent(it.Text) || it.Text == "_":
-			p.errs.Add(it.Pos, "args: %s is not a parameter name", showValue(it.Text))
+			p.errs.Add(it.Pos, "%s: %s is not a %s name", key.Text, showValue(it.Text), what)
 		case seen[it.Text]:
-			p.errs.Add(it.Pos, "args: duplicate parameter %s", it.Text)
+			p.errs.Add(it.Pos, "%s: duplicate %s %s", key.Text, what, it.Text)
 		default:
 			seen[it.Text] = true
-			p.d.Args = append(p.d.Args, it)
+			out = append(out, it)
 		}
 	}
+	return out
 }
 
 func setIgnore(p *lineParser, key, val Value, itemBase int) {

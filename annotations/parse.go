@@ -8,21 +8,31 @@ import (
 )
 
 // IsDirective reports whether a comment's text (with its //) is a
-// //sentinel:resource directive.
-func IsDirective(text string) bool {
-	rest, ok := strings.CutPrefix(text, Prefix)
-	return ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t')
+// //sentinel:resource or //sentinel:decorate directive.
+func IsDirective(text string) bool { return directivePrefix(text) != "" }
+
+// directivePrefix is the directive text starts with, or "".
+func directivePrefix(text string) string {
+	for _, prefix := range []string{Prefix, DecoratePrefix} {
+		rest, ok := strings.CutPrefix(text, prefix)
+		if ok && (rest == "" || rest[0] == ' ' || rest[0] == '\t') {
+			return prefix
+		}
+	}
+	return ""
 }
 
 // ParseLine parses one directive line, text being the comment with its
 // leading //, found at pos. It returns the directive and every problem in
 // it; the directive is nil only when the line is not a directive.
 func ParseLine(pos token.Position, text string) (*Directive, ErrorList) {
-	if !IsDirective(text) {
+	prefix := directivePrefix(text)
+	if prefix == "" {
 		return nil, nil
 	}
-	p := &lineParser{base: pos, text: text, d: &Directive{Pos: pos, Type: ResourceTypes[0], Batch: 1}, seen: map[string]token.Position{}}
-	p.parse(len(Prefix))
+	p := &lineParser{base: pos, text: text, seen: map[string]token.Position{}}
+	p.d = &Directive{Pos: pos, Type: ResourceTypes[0], Batch: 1, Decorate: prefix == DecoratePrefix, Given: p.seen}
+	p.parse(len(prefix))
 	p.d.Bad = len(p.errs) > 0
 	return p.d, p.errs
 }
@@ -203,6 +213,10 @@ func (p *lineParser) set(key, val Value, itemBase int) {
 		return
 	}
 	p.seen[key.Text] = key.Pos
+	if why := k.refusedOn(p.d.Decorate); why != "" {
+		p.errs.Add(key.Pos, "%s", why)
+		return
+	}
 	if !utf8.ValidString(val.Text) {
 		// Names end up in metrics labels, logs and JSON, which need
 		// UTF-8; "\xff" is a valid Go string literal, so say so here.

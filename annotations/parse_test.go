@@ -39,7 +39,51 @@ func TestParseLineAcceptsEveryKey(t *testing.T) {
 	assert.Equal(t, []string{"id", "name"}, texts(d.Args))
 	assert.Equal(t, 3, d.Batch)
 	assert.Equal(t, "Get", d.Wrapper.Text)
-	assert.Equal(t, keyNames(), keysGiven(d), "the line gives every key, and each reached the directive")
+	assert.Equal(t, resourceKeys(), keysGiven(d), "the line gives every key, and each reached the directive")
+}
+
+// resourceKeys are the keys a //sentinel:resource line takes.
+func resourceKeys() []string {
+	var out []string
+	for _, k := range keys {
+		if !k.decorateOnly {
+			out = append(out, k.name)
+		}
+	}
+	return out
+}
+
+func TestParseDecorateLine(t *testing.T) {
+	d, errs := ParseLine(linePos(), `//sentinel:decorate name=payments.{method} blockHandler=down fallback=pkg.Down `+
+		`ignore=ErrDeclined traffic=in type=rpc args=id batch=2 wrapper=Guard exclude=Ping,Close`)
+	require.Empty(t, errLines(errs))
+	assert.True(t, d.Decorate)
+	assert.Equal(t, "payments.{method}", d.Name.Text)
+	assert.Equal(t, []string{"Ping", "Close"}, texts(d.Exclude))
+	assert.Equal(t, ResourceType{"rpc", "RPC"}, d.Type)
+	assert.Equal(t, "Guard", d.Wrapper.Text)
+	assert.Equal(t, 2, d.Batch)
+	assert.Contains(t, d.Given, "exclude")
+	assert.NotContains(t, d.Given, "defaultFallback")
+}
+
+func TestParseLineKeysOfTheOtherDirective(t *testing.T) {
+	tests := []struct{ name, text, want string }{
+		{"exclude on a method", `//sentinel:resource exclude=Ping`,
+			"a.go:3:21: exclude= applies to //sentinel:decorate only, where it names methods of the interface"},
+		{"defaultFallback on an interface", `//sentinel:decorate defaultFallback=d`,
+			"a.go:3:21: defaultFallback= does not apply to //sentinel:decorate: name a fallback (a variable of the interface's type, or a func(error) returning one)"},
+		{"exclude lists method names", `//sentinel:decorate exclude=Ping,1x,Ping`,
+			"a.go:3:34: exclude: 1x is not a method name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, errs := ParseLine(linePos(), tt.text)
+			require.NotEmpty(t, errs)
+			assert.Equal(t, tt.want, errLines(errs)[0])
+			assert.True(t, d.Bad)
+		})
+	}
 }
 
 // keysGiven lists the keys a parsed directive holds a non-default value
@@ -53,6 +97,7 @@ func keysGiven(d *Directive) []string {
 		{"name", d.Name.IsSet()}, {"blockHandler", d.BlockHandler.IsSet()}, {"fallback", d.Fallback.IsSet()},
 		{"defaultFallback", d.DefaultFallback.IsSet()}, {"ignore", len(d.Ignore) > 0}, {"traffic", d.Traffic == Inbound},
 		{"type", d.Type != ResourceTypes[0]}, {"args", d.Args != nil}, {"batch", d.Batch != 1}, {"wrapper", d.Wrapper.IsSet()},
+		{"exclude", len(d.Exclude) > 0},
 	} {
 		if kv.set {
 			out = append(out, kv.k)
@@ -117,7 +162,7 @@ func TestParseLineErrors(t *testing.T) {
 		{"Java attribute names the Go key", `//sentinel:resource value=x entryType=in`,
 			[]string{"a.go:3:21: unknown key value; did you mean name?", "a.go:3:29: unknown key entryType; did you mean traffic?"}},
 		{"unknown key with nothing near", `//sentinel:resource zzzzzzz=1`,
-			[]string{"a.go:3:21: unknown key zzzzzzz; want one of name, blockHandler, fallback, defaultFallback, ignore, traffic, type, args, batch, wrapper"}},
+			[]string{"a.go:3:21: unknown key zzzzzzz; want one of name, blockHandler, fallback, defaultFallback, ignore, traffic, type, args, batch, wrapper, exclude"}},
 		{"duplicate key", `//sentinel:resource name=a name=b`,
 			[]string{"a.go:3:28: duplicate key name"}},
 		{"traffic sideways", `//sentinel:resource traffic=sideways`,

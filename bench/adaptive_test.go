@@ -8,7 +8,7 @@ import (
 )
 
 // The concurrency-limit cases, read side by side: an adaptive rule (its
-// limit never reached: a compare-and-swap on entry, three atomic adds on
+// limit never reached: a compare-and-swap on entry, a decrement and an add on
 // exit) against a thread-grade flow rule (Java's fixed thread limit, read
 // from the resource's thread count).
 const (

@@ -36,6 +36,14 @@
 //     size class, the floor of any Entry+Exit, which allocates once (the
 //     entry itself).
 //
+//   - EntryRefusedFlow and EntryRefusedBreaker (refusal_test.go): Entry of
+//     a resource whose flow rule refuses every call, or whose breaker is
+//     open, to be read against the admitted cases: a refusal allocates its
+//     entry only, and costs less than an admission.
+//
+// bench/compare, a module of its own, runs the runtime and its adapters
+// side by side with alibaba/sentinel-golang (bench/compare.sh).
+//
 // bench/hostile, a binary of its own because it fills the resource table,
 // has what hostile names cost: binding a new 4 KiB name under the widest
 // regex rule sets the caps allow in four rule kinds

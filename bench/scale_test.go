@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -13,7 +14,9 @@ import (
 // The growth cases: Entry+Exit with one admitting flow rule and one closed
 // breaker per resource, as the number of resources called round robin, the
 // number of rules on a resource, and the number of goroutines grow. A call
-// must cost the same however many resources and rules exist:
+// must cost the same however many resources and rules exist. The
+// resources cases also report the heap each resource holds once called
+// (B/resource), from 1,000 resources on, in their first run:
 //
 //	go test ./bench -run x -bench Scale -benchmem -count 8 | benchstat -col /resources -
 
@@ -45,9 +48,15 @@ func BenchmarkScaleResources(b *testing.B) {
 	for _, n := range []int{1, 100, 1000, 6000} {
 		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
 			names := make([]string, n)
-			res := make([]*runtime.Resource, n)
 			for i := range names {
 				names[i] = fmt.Sprintf("bench-scale-%d-%d", n, i)
+			}
+			// Measured on the first run only: later ones (-count) find
+			// the resources made.
+			fresh := runtime.LookupResource(names[0]) == nil
+			before := liveHeap()
+			res := make([]*runtime.Resource, n)
+			for i := range names {
 				res[i] = runtime.Declare(runtime.ResourceSpec{Name: names[i]})
 			}
 			flowAndBreaker(b, names, 0)
@@ -55,6 +64,7 @@ func BenchmarkScaleResources(b *testing.B) {
 			for _, r := range res { // bind every chain before timing
 				entryExit(b, r, ctx)
 			}
+			held := liveHeap() - before
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -65,8 +75,20 @@ func BenchmarkScaleResources(b *testing.B) {
 					i = 0
 				}
 			}
+			if fresh && n >= 1000 { // fewer are lost in the heap's noise
+				b.ReportMetric(float64(held)/float64(n), "B/resource")
+			}
 		})
 	}
+}
+
+// liveHeap is the heap's live bytes after a collection: what a resource
+// holds, its rules' state, nodes and windows included, once called.
+func liveHeap() int64 {
+	goruntime.GC()
+	var m goruntime.MemStats
+	goruntime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
 
 func BenchmarkScaleRules(b *testing.B) {

@@ -43,6 +43,7 @@ func TestEveryGoSnippetIsCompiledCode(t *testing.T) {
 type snippet struct {
 	line  int // of the opening fence
 	lines []string
+	text  string // as written, less the fence's indentation
 }
 
 var fenceOpen = regexp.MustCompile("^\\s*```go\\s*$")
@@ -50,17 +51,23 @@ var fenceOpen = regexp.MustCompile("^\\s*```go\\s*$")
 func goSnippets(md string) []snippet {
 	var out []snippet
 	var cur *snippet
+	var indent string // the fence's: a snippet in a list item is indented
+	var text strings.Builder
 	for i, l := range strings.Split(md, "\n") {
 		switch {
 		case cur == nil && fenceOpen.MatchString(l):
 			cur = &snippet{line: i + 1}
+			indent = l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+			text.Reset()
 		case cur != nil && strings.TrimSpace(l) == "```":
+			cur.text = text.String()
 			out = append(out, *cur)
 			cur = nil
 		case cur != nil:
 			if n := normalize(l); n != "" {
 				cur.lines = append(cur.lines, n)
 			}
+			text.WriteString(strings.TrimPrefix(l, indent) + "\n")
 		}
 	}
 	return out

@@ -67,6 +67,28 @@
 // copied from a local: such a wrapper returns the call directly, or
 // through named results.
 //
+// # Decorating an interface
+//
+// A //sentinel:decorate directive above an interface type (one of the
+// package, or an alias or defined type of an imported one; generic or
+// not) gets a constructor, ProtectX(next X) X unless wrapper= names it,
+// returning a pointer to a struct type of the output that holds next (a
+// nil next panics there, naming the constructor).
+// Each method of that type is a wrapper, built by the code that builds a
+// method wrapper, whose business call is next's method: it enters a
+// resource of its own (name= with {method} replaced, else
+// pkgpath.X.Method), declared at init, and behaves as above. Its
+// blockHandler and fallback are a package-level variable whose type
+// implements X, or a func(error) returning one (given the
+// *runtime.BlockError or the business error), whose method of the same
+// name is called with the same arguments; a generic interface's is a
+// generic function instantiated with the constructor's type parameters.
+// exclude= methods call next's unprotected. A //sentinel:resource line on
+// a method of the interface replaces the keys it gives for that method.
+// A method without an error result needs a handler; an interface with
+// another package's unexported method, or a type set, cannot be
+// implemented here and is refused.
+//
 // # Names
 //
 // A wrapper's name must be free in every build of the package, not only

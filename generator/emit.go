@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"maps"
 	"path/filepath"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -43,23 +44,36 @@ func (g *fileGen) qual(path, name string) *jen.Statement {
 	return jen.Qual(path, name)
 }
 
-// emitFile renders the generated file for source file src.
-func emitFile(pkg *types.Package, pkgNames map[string]bool, src, constraint string, ws []*wrapper) ([]byte, error) {
+// pkgRef refers to the package-level name of pkg: unqualified in the
+// package itself, else through its import.
+func (g *fileGen) pkgRef(pkg *types.Package, name string) *jen.Statement {
+	if pkg.Path() == g.pkg.Path() {
+		return jen.Id(name)
+	}
+	g.note(pkg)
+	return g.qual(pkg.Path(), name)
+}
+
+// emitFile renders the generated file for an annotated source file.
+func emitFile(pkg *types.Package, pkgNames map[string]bool, af *annotatedFile, constraint string) ([]byte, error) {
 	g := &fileGen{pkg: pkg, pkgNames: pkgNames, names: map[string]string{}}
 	// Import names must be known before local names are chosen (a
 	// parameter must not shadow an import the body uses), and which imports
 	// the body uses is known only once it is built: build it twice.
-	g.decls(ws)
+	g.decls(af)
 	tparams := map[string]bool{}
-	for _, w := range ws {
+	for _, w := range af.wrappers {
 		maps.Copy(tparams, typeParamNames(w))
+	}
+	for _, dc := range af.decos {
+		maps.Copy(tparams, typeParamNames(dc.methods[0]))
 	}
 	g.aliases = importAliases(g.names, pkgNames, tparams)
 	g.aliasNames = map[string]bool{}
 	for _, a := range g.aliases {
 		g.aliasNames[a] = true
 	}
-	decls := g.decls(ws)
+	decls := g.decls(af)
 
 	f := jen.NewFilePathName(pkg.Path(), pkg.Name())
 	for path, alias := range g.aliases {
@@ -75,29 +89,45 @@ func emitFile(pkg *types.Package, pkgNames map[string]bool, src, constraint stri
 	if constraint != "" {
 		header += constraint + "\n\n"
 	}
-	header += "// Wrappers for the //sentinel:resource directives of " + filepath.Base(src) + "."
+	var kinds []string
+	if len(af.wrappers) > 0 {
+		kinds = append(kinds, annotations.Prefix)
+	}
+	if len(af.decos) > 0 {
+		kinds = append(kinds, annotations.DecoratePrefix)
+	}
+	header += "// Wrappers for the " + strings.Join(kinds, " and ") + " directives of " + filepath.Base(af.path) + "."
 	f.HeaderComment(header)
 	f.Add(decls...)
 	var out bytes.Buffer
 	if err := f.Render(&out); err != nil {
-		return nil, fmt.Errorf("%s: rendering: %w", src, err)
+		return nil, fmt.Errorf("%s: rendering: %w", af.path, err)
 	}
 	return out.Bytes(), nil
 }
 
-// decls builds the file's declarations.
-func (g *fileGen) decls(ws []*wrapper) []jen.Code {
-	defs := make([]jen.Code, len(ws))
-	for i, w := range ws {
-		defs[i] = jen.Id(w.resVar).Op("=").Add(g.declare(w))
+// decls builds the file's declarations: the resources, the wrappers, then
+// each decorated interface's constructor, type and methods.
+func (g *fileGen) decls(af *annotatedFile) []jen.Code {
+	var defs []jen.Code
+	for _, w := range af.wrappers {
+		defs = append(defs, jen.Id(w.resVar).Op("=").Add(g.declare(w)))
+	}
+	for _, dc := range af.decos {
+		for _, w := range dc.protected() {
+			defs = append(defs, jen.Id(w.resVar).Op("=").Add(g.declare(w)))
+		}
 	}
 	out := []jen.Code{
 		jen.Comment("The resources of this file, declared at init so that the runtime knows them").Line().
 			Comment("before their first call and the wrappers never look them up by name.").Line().
 			Var().Defs(defs...),
 	}
-	for _, w := range ws {
+	for _, w := range af.wrappers {
 		out = append(out, jen.Line(), g.wrapper(w))
+	}
+	for _, dc := range af.decos {
+		out = append(out, g.decoration(dc)...)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,7 +44,11 @@ type annotatedFile struct {
 	syntax   *ast.File
 	header   *ast.File // the source's header as written (a cgo file's syntax is cgo's rewrite)
 	wrappers []*wrapper
+	decos    []*decoration
 }
+
+// generated reports whether the file gets an output.
+func (af *annotatedFile) generated() bool { return len(af.wrappers) > 0 || len(af.decos) > 0 }
 
 func generatePackage(cfg Config, p *packages.Package, rs *runState) *Package {
 	out := &Package{PkgPath: p.PkgPath, Dir: pkgDir(p)}
@@ -87,6 +92,12 @@ func generatePackage(cfg Config, p *packages.Package, rs *runState) *Package {
 			if d.Bad {
 				continue // its problems are reported; the rest would be their echo
 			}
+			if d.Decorate {
+				if dc := r.resolveDecoration(f, d); dc != nil {
+					af.decos = append(af.decos, dc)
+				}
+				continue
+			}
 			if w := r.resolve(f, d); w != nil {
 				af.wrappers = append(af.wrappers, w)
 			}
@@ -96,6 +107,11 @@ func generatePackage(cfg Config, p *packages.Package, rs *runState) *Package {
 	for _, af := range files {
 		for _, w := range af.wrappers {
 			out.Resources = append(out.Resources, w.resource)
+		}
+		for _, dc := range af.decos {
+			for _, w := range dc.protected() {
+				out.Resources = append(out.Resources, w.resource)
+			}
 		}
 	}
 	checkDuplicateWrappers(r, files)
@@ -113,13 +129,13 @@ func generatePackage(cfg Config, p *packages.Package, rs *runState) *Package {
 	}
 	written := map[string]bool{}
 	for _, af := range files {
-		if len(af.wrappers) == 0 {
+		if !af.generated() {
 			continue
 		}
-		content, err := emitFile(p.Types, pkgNames, af.path, buildConstraint(af.path, af.header), af.wrappers)
+		content, err := emitFile(p.Types, pkgNames, af, buildConstraint(af.path, af.header))
 		if err != nil {
 			// A bug in the generator, not in the user's code: say where.
-			out.Errors.Add(af.wrappers[0].pos, "internal error: %v", err)
+			out.Errors.Add(af.firstPos(), "internal error: %v", err)
 			continue
 		}
 		outPath := OutputPath(af.path)
@@ -150,21 +166,40 @@ func isOutput(f *ast.File) bool {
 		f.Comments[0].Pos() < f.Package
 }
 
+// firstPos is the position of the file's first directive.
+func (af *annotatedFile) firstPos() token.Position {
+	if len(af.wrappers) > 0 && (len(af.decos) == 0 || af.wrappers[0].pos.Offset < af.decos[0].pos.Offset) {
+		return af.wrappers[0].pos
+	}
+	return af.decos[0].pos
+}
+
 // checkDuplicateWrappers reports two directives asking for one wrapper name
-// on one receiver (or in the package).
+// on one receiver (or in the package: a function wrapper or a decorated
+// interface's constructor).
 func checkDuplicateWrappers(r *resolver, files []*annotatedFile) {
-	seen := map[string]*wrapper{}
+	type gen struct {
+		what    string
+		declPos token.Pos
+	}
+	seen := map[string]gen{}
+	add := func(key, name string, pos token.Position, g gen) {
+		if first, ok := seen[key]; ok {
+			r.errs.Add(pos, "wrapper %s is also generated for %s (%s)", name, first.what, r.short(first.declPos))
+			return
+		}
+		seen[key] = g
+	}
 	for _, af := range files {
 		for _, w := range af.wrappers {
 			key := w.name
 			if w.recvNamed != nil {
 				key = w.recvNamed.Obj().Name() + "." + w.name
 			}
-			if first := seen[key]; first != nil {
-				r.errs.Add(w.namePos, "wrapper %s is also generated for %s (%s)", w.name, describe(first), r.short(first.declPos))
-				continue
-			}
-			seen[key] = w
+			add(key, w.name, w.namePos, gen{describe(w), w.declPos})
+		}
+		for _, dc := range af.decos {
+			add(dc.ctor, dc.ctor, dc.namePos, gen{dc.obj.Name(), dc.declPos})
 		}
 	}
 }
@@ -173,12 +208,12 @@ func checkDuplicateWrappers(r *resolver, files []*annotatedFile) {
 // sentinelgen did not write.
 func checkForeignOutputs(r *resolver, files []*annotatedFile) {
 	for _, af := range files {
-		if len(af.wrappers) == 0 {
+		if !af.generated() {
 			continue
 		}
 		path := OutputPath(af.path)
 		if _, err := os.Stat(path); err == nil && !hasHeader(path) {
-			r.errs.Add(af.wrappers[0].pos, "%s exists and was not written by sentinelgen; move it so that the wrappers can be written there", filepath.Base(path))
+			r.errs.Add(af.firstPos(), "%s exists and was not written by sentinelgen; move it so that the wrappers can be written there", filepath.Base(path))
 		}
 	}
 }
@@ -201,53 +236,84 @@ func packageNames(p *packages.Package, sib *siblings, files []*annotatedFile) ma
 				names[w.name] = true
 			}
 		}
+		for _, dc := range af.decos {
+			names[dc.ctor] = true
+		}
 	}
 	n := newNamer()
 	n.taken = names
+	// fresh is a new package-level name that the type parameters in scope
+	// where it is used (tps) do not shadow.
+	fresh := func(base string, tps map[string]bool) string {
+		name := n.fresh(base)
+		for tps[name] {
+			name = n.fresh(base)
+		}
+		return name
+	}
 	for _, af := range files {
 		for _, w := range af.wrappers {
 			base := "sentinel_" + w.fn.Name()
 			if w.recvNamed != nil {
 				base = "sentinel_" + w.recvNamed.Obj().Name() + "_" + w.fn.Name()
 			}
-			// The wrapper's type parameters would shadow the variable.
-			tps := typeParamNames(w)
-			w.resVar = n.fresh(base)
-			for tps[w.resVar] {
-				w.resVar = n.fresh(base)
+			w.resVar = fresh(base, typeParamNames(w))
+		}
+		for _, dc := range af.decos {
+			tps := map[string]bool{}
+			for tp := range dc.tparams.TypeParams() {
+				tps[tp.Obj().Name()] = true
+			}
+			dc.impl = fresh("sentinel_"+dc.obj.Name(), tps)
+			for _, w := range dc.protected() {
+				w.resVar = fresh("sentinel_"+dc.obj.Name()+"_"+w.fn.Name(), tps)
 			}
 		}
 	}
 	for _, af := range files {
 		for _, w := range af.wrappers {
-			nameTypeParams(w, n.taken)
+			w.tparams = typeParamNamesAvoiding(w.typeParams(), w.bodyRefs(), n.taken)
+		}
+		for _, dc := range af.decos {
+			// One set of names for the constructor, the type and its
+			// methods: each refers to its resource and handlers, and the
+			// constructor to the type and the interface.
+			refs := []string{dc.impl, dc.obj.Name()}
+			for _, w := range dc.methods {
+				refs = append(refs, w.bodyRefs()...)
+			}
+			tparams := typeParamNamesAvoiding(dc.tparams, refs, n.taken)
+			for _, w := range dc.methods {
+				w.tparams = tparams
+			}
 		}
 	}
 	return n.taken
 }
 
-// nameTypeParams names w's type parameters: as in the source, except
-// those named like something the body refers to (func Slice[T any, Slice
-// ~[]T] calls Slice[T, Slice1]) or like a predeclared name it uses, which
-// are renamed to a name free in the package block.
-func nameTypeParams(w *wrapper, pkgNames map[string]bool) {
-	tps := w.typeParams()
+// typeParamNamesAvoiding names type parameters tps: as in the source,
+// except those named like something the body refers to (refs: func
+// Slice[T any, Slice ~[]T] calls Slice[T, Slice1]) or like a predeclared
+// name it uses, which are renamed to a name free in the package block.
+// It is nil when there are none.
+func typeParamNamesAvoiding(tps *types.TypeParamList, bodyRefs []string, pkgNames map[string]bool) []string {
 	if tps.Len() == 0 {
-		return
+		return nil
 	}
-	refs := set(w.bodyRefs()...)
+	refs := set(bodyRefs...)
 	n := newNamer(pkgNames, universe)
 	for tp := range tps.TypeParams() {
 		n.taken[tp.Obj().Name()] = true
 	}
-	w.tparams = make([]string, tps.Len())
+	out := make([]string, tps.Len())
 	for i := range tps.Len() {
 		name := tps.At(i).Obj().Name()
 		if refs[name] || predeclared[name] {
 			name = n.fresh(name)
 		}
-		w.tparams[i] = name
+		out[i] = name
 	}
+	return out
 }
 
 // orphans are the previous outputs in dir that no longer have a source

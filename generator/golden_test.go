@@ -135,6 +135,7 @@ func TestGolden(t *testing.T) {
 			{[]string{"CGO_ENABLED=0"}, []string{"build", "./cgo"}},
 			{nil, []string{"build", "-tags", "sentinelgen_off", "./plus_build"}},
 			{[]string{"GOOS=windows"}, []string{"vet", "./other_builds"}},
+			{[]string{"GOOS=windows"}, []string{"vet", "./decorate"}},
 		} {
 			cmd := exec.Command("go", build.args...)
 			cmd.Dir, cmd.Env = mod, append(moduleEnv(), build.env...)
@@ -145,6 +146,13 @@ func TestGolden(t *testing.T) {
 
 	t.Run("outputs build and vet in every configuration their files name", func(t *testing.T) {
 		buildEveryConfig(t, mod, cases)
+	})
+
+	t.Run("decorated values run under -race", func(t *testing.T) {
+		cmd := exec.Command("go", "test", "-race", "-count=1", "./decorate")
+		cmd.Dir, cmd.Env = mod, moduleEnv()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
 	})
 
 	t.Run("regenerating changes nothing", func(t *testing.T) {

@@ -172,7 +172,7 @@ func (r *resolver) resolveIgnore(w *wrapper, d *annotations.Directive) {
 				continue
 			}
 			if !types.AssignableTo(obj.Type(), errorType) {
-				r.errs.Add(v.Pos, "ignore: %s is not an error value (its type is %s)", ref, types.TypeString(obj.Type(), qualifier(w.fn.Pkg())))
+				r.errs.Add(v.Pos, "ignore: %s is not an error value (its type is %s)", ref, types.TypeString(obj.Type(), qualifier(r.pkg.Types)))
 				continue
 			}
 			w.ignore = append(w.ignore, ignoreRef{value: obj})

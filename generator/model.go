@@ -51,14 +51,32 @@ type wrapper struct {
 
 	block, fallback, dflt *handler
 	ignore                []ignoreRef
+
+	// deco is set for a method of a //sentinel:decorate interface: fn is
+	// the interface's method, called on the decorated value, and recv is
+	// nil. excluded (exclude=) passes the call through, with no resource.
+	deco     *decoration
+	excluded bool
 }
 
-// handler is a resolved blockHandler, fallback or defaultFallback.
+// handler is a resolved blockHandler, fallback or defaultFallback. A
+// decorated interface's handler is a variable of the interface's type
+// (value), or a function given the cause and returning one (obj with
+// takesErr), whose method of the same name is called.
 type handler struct {
 	obj      *types.Func
+	value    *types.Var
 	method   bool // called on the wrapper's receiver
-	takesErr bool // fallback or defaultFallback with a trailing error parameter
+	takesErr bool // fallback or defaultFallback with a trailing error parameter; a decorated interface's func(error)
 	generic  bool // a generic function, instantiated with the wrapper's type parameters
+}
+
+// ref is the handler's declaration: its function or variable.
+func (h *handler) ref() types.Object {
+	if h.value != nil {
+		return h.value
+	}
+	return h.obj
 }
 
 // ignoreRef is one ignore= item: an error value matched with errors.Is, or
@@ -74,6 +92,9 @@ func (w *wrapper) results() *types.Tuple { return w.sig.Results() }
 // typeParams are the type parameters the wrapper declares: the receiver's
 // for a method, the function's own for a function.
 func (w *wrapper) typeParams() *types.TypeParamList {
+	if w.deco != nil {
+		return w.deco.tparams
+	}
 	if w.recv != nil {
 		return w.sig.RecvTypeParams()
 	}
@@ -92,7 +113,7 @@ func typeParamNames(w *wrapper) map[string]bool {
 
 // typeParamName is the name the wrapper gives its i-th type parameter:
 // the source's, unless that would shadow what the wrapper's body calls
-// (see nameTypeParams).
+// (see typeParamNamesAvoiding).
 func (w *wrapper) typeParamName(i int) string {
 	if w.tparams != nil {
 		return w.tparams[i]
@@ -119,13 +140,17 @@ func (w *wrapper) tparamIndex(tp *types.TypeParam) int {
 // them.
 func (w *wrapper) bodyRefs() []string {
 	refs := []string{w.resVar}
-	local := func(obj types.Object) bool { return obj.Pkg() == w.fn.Pkg() }
-	if w.recv == nil {
+	own := w.fn.Pkg()
+	if w.deco != nil {
+		own = w.deco.obj.Pkg()
+	}
+	local := func(obj types.Object) bool { return obj.Pkg() == own }
+	if w.recv == nil && w.deco == nil {
 		refs = append(refs, w.fn.Name())
 	}
 	for _, h := range []*handler{w.block, w.fallback, w.dflt} {
-		if h != nil && !h.method && local(h.obj) {
-			refs = append(refs, h.obj.Name())
+		if h != nil && !h.method && local(h.ref()) {
+			refs = append(refs, h.ref().Name())
 		}
 	}
 	for _, ig := range w.ignore {

@@ -20,16 +20,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/annotations"
 )
 
 // TestRealCode generates over copies of real code bases from the module
 // cache, not written for sentinelgen: a directive is inserted above every
 // function and method (with a default fallback, written beside it, where
-// the function has no error result), the generator runs, and the result
-// must build and vet, test files included. A refusal the generator
-// explains with "add wrapper=Name" is answered as a user would, with a
-// wrapper= name, and the run repeated; any other problem fails the test.
-// So the next class of bug that real code finds shows up here.
+// the function has no error result) and a //sentinel:decorate above every
+// interface type, the generator runs, and the result must build and vet,
+// test files included. A refusal the generator explains with "add
+// wrapper=Name" is answered as a user would, with a wrapper= name, one
+// that names a method without an error result with exclude=, one that
+// says an interface cannot be implemented elsewhere by dropping the
+// directive, and the run repeated; any other problem fails the test. So
+// the next class of bug that real code finds shows up here.
 //
 // The modules: x/sync; fsnotify (a backend per system, built here for
 // windows and darwin too); gobreaker/v2 and atomic (generic types and
@@ -56,10 +61,10 @@ func generateOverModule(t *testing.T, mod string, goos []string) {
 	start := time.Now()
 	dir := copyModule(t, mod)
 	t.Logf("copied in %v", time.Since(start))
-	renamed := map[string]bool{} // file:line of directives given wrapper=
+	ans := &answers{renamed: map[string]bool{}, exclude: map[string][]string{}, skip: map[string]bool{}}
 	var res *Result
 	for round := 0; ; round++ {
-		n := annotateModule(t, dir, renamed)
+		n := annotateModule(t, dir, ans)
 		var err error
 		res, err = Generate(Config{Dir: dir, Patterns: []string{"./..."}, Env: moduleEnv()})
 		require.NoError(t, err)
@@ -68,21 +73,22 @@ func generateOverModule(t *testing.T, mod string, goos []string) {
 		if len(errs) == 0 {
 			break
 		}
-		require.Less(t, round, 2, "still refused after wrapper= was added:\n%v", errs)
+		require.Less(t, round, 3, "still refused after the refusals were answered:\n%v", errs)
 		for _, e := range errs {
-			require.Regexp(t, nameClash, e.Msg, "only name clashes are expected: %v", e)
-			renamed[fmt.Sprintf("%s:%d", e.Pos.Filename, e.Pos.Line)] = true
+			ans.answer(t, e)
 		}
-		t.Logf("%d refused for their names; answered with wrapper=", len(errs))
+		t.Logf("%d refusals answered", len(errs))
 	}
-	files := 0
+	files, decorated := 0, 0
 	for _, p := range res.Packages {
 		for _, f := range p.Files {
 			writeFile(t, f.Path, f.Content)
 			files++
+			decorated += bytes.Count(f.Content, []byte(" returns next, protected: "))
 		}
 	}
 	require.NotZero(t, files)
+	t.Logf("%d interfaces decorated", decorated)
 
 	start = time.Now()
 	cmd := exec.Command("go", "vet", "./...") // builds everything, tests included
@@ -100,6 +106,38 @@ func generateOverModule(t *testing.T, mod string, goos []string) {
 
 // nameClash matches the refusals a wrapper= name answers.
 var nameClash = regexp.MustCompile(`add wrapper=Name|^wrapper \S+: (package \S+ already declares|\S+ already has a)`)
+
+// The refusals of a //sentinel:decorate that exclude= answers (a method
+// without an error result) and those that dropping the directive answers
+// (an interface nobody outside its package can implement, or one left
+// with nothing to protect).
+var (
+	noErrorResult = regexp.MustCompile(`^(\S+)\.(\S+) has no error result to return a block in`)
+	notDecorable  = regexp.MustCompile(`^//sentinel:decorate: (\S+?)(?:'s method \S+ uses | has the unexported method | is a constraint | has no methods)|exclude= passes every method of (\S+) through`)
+)
+
+// answers are the user's answers to the refusals of earlier rounds.
+type answers struct {
+	renamed map[string]bool     // file:line of directives given wrapper=
+	exclude map[string][]string // dir/Type of a decorated interface: exclude=
+	skip    map[string]bool     // dir/Type of an interface left undecorated
+}
+
+func (a *answers) answer(t *testing.T, e *annotations.Error) {
+	t.Helper()
+	dir := filepath.Dir(e.Pos.Filename)
+	if m := noErrorResult.FindStringSubmatch(e.Msg); m != nil {
+		key := dir + "/" + m[1]
+		a.exclude[key] = append(a.exclude[key], m[2])
+		return
+	}
+	if m := notDecorable.FindStringSubmatch(e.Msg); m != nil {
+		a.skip[dir+"/"+m[1]+m[2]] = true
+		return
+	}
+	require.Regexp(t, nameClash, e.Msg, "only name clashes and a decorated interface's refusals are expected: %v", e)
+	a.renamed[fmt.Sprintf("%s:%d", e.Pos.Filename, e.Pos.Line)] = true
+}
 
 // copyModule copies mod, as the main module requires it, out of the module
 // cache into a writable directory whose go.mod also requires (and
@@ -144,7 +182,7 @@ func copyModule(t *testing.T, mod string) string {
 // annotateModule writes every non-test .go file of dir from its pristine
 // copy (kept beside it as .orig) with a directive above each function and
 // method. It returns how many it inserted.
-func annotateModule(t *testing.T, dir string, renamed map[string]bool) int {
+func annotateModule(t *testing.T, dir string, ans *answers) int {
 	t.Helper()
 	total := 0
 	df := 0 // default fallbacks, numbered across the module
@@ -167,7 +205,7 @@ func annotateModule(t *testing.T, dir string, renamed map[string]bool) int {
 		if err != nil {
 			return err
 		}
-		annotated, n := annotateFile(t, path, src, renamed, &df)
+		annotated, n := annotateFile(t, path, src, ans, &df)
 		total += n
 		return os.WriteFile(path, annotated, 0o644)
 	})
@@ -179,8 +217,9 @@ func annotateModule(t *testing.T, dir string, renamed map[string]bool) int {
 // without an error result gets defaultFallback=sentinelDF۰N, written at the
 // end of the file with the function's type parameters (or receiver) and
 // results as written; exported functions, and those renamed after a
-// refusal, get wrapper=Name۰sentinel or Name۰<line>.
-func annotateFile(t *testing.T, path string, src []byte, renamed map[string]bool, df *int) ([]byte, int) {
+// refusal, get wrapper=Name۰sentinel or Name۰<line>. An interface type
+// gets //sentinel:decorate, with the answers of earlier rounds.
+func annotateFile(t *testing.T, path string, src []byte, ans *answers, df *int) ([]byte, int) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.ParseComments|parser.SkipObjectResolution)
 	require.NoError(t, err)
@@ -195,6 +234,29 @@ func annotateFile(t *testing.T, path string, src []byte, renamed map[string]bool
 	var inserts []insert
 	var tail strings.Builder
 	for _, decl := range f.Decls {
+		if gd, ok := decl.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+			for _, spec := range gd.Specs {
+				ts := spec.(*ast.TypeSpec)
+				key := filepath.Dir(path) + "/" + ts.Name.Name
+				if _, ok := ts.Type.(*ast.InterfaceType); !ok || ans.skip[key] {
+					continue
+				}
+				at := ts.Pos()
+				if !gd.Lparen.IsValid() {
+					at = gd.Pos()
+				}
+				pos := fset.Position(at)
+				directive := "//sentinel:decorate"
+				if ans.renamed[fmt.Sprintf("%s:%d", path, pos.Line+len(inserts))] {
+					directive += " wrapper=Protect۰" + ts.Name.Name
+				}
+				if ex := ans.exclude[key]; len(ex) > 0 {
+					directive += " exclude=" + strings.Join(ex, ",")
+				}
+				inserts = append(inserts, insert{off: pos.Offset - (pos.Column - 1), line: directive + "\n"})
+			}
+			continue
+		}
 		fn, ok := decl.(*ast.FuncDecl)
 		if !ok || fn.Body == nil || fn.Name.Name == "_" || fn.Name.Name == "init" || (fn.Recv == nil && fn.Name.Name == "main") {
 			continue
@@ -206,7 +268,7 @@ func annotateFile(t *testing.T, path string, src []byte, renamed map[string]bool
 		first, _ := utf8.DecodeRuneInString(fn.Name.Name)
 		upper := strings.ToUpper(fn.Name.Name[:1]) + fn.Name.Name[1:]
 		switch {
-		case renamed[fmt.Sprintf("%s:%d", path, line)]:
+		case ans.renamed[fmt.Sprintf("%s:%d", path, line)]:
 			directive += " wrapper=" + upper + "۰" + strconv.Itoa(line)
 		case fn.Name.IsExported() || !unicode.IsLower(first):
 			directive += " wrapper=" + upper + "۰sentinel"

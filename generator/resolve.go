@@ -165,6 +165,9 @@ func hasInvalid(t types.Type) bool {
 // describe names the annotated function as a user reads it:
 // (*OrderService).getOrder, getOrder.
 func describe(w *wrapper) string {
+	if w.deco != nil {
+		return w.deco.obj.Name() + "." + w.fn.Name()
+	}
 	if w.recv == nil {
 		return w.fn.Name()
 	}
@@ -221,19 +224,30 @@ func (r *resolver) wrapperName(w *wrapper, d *annotations.Directive) string {
 	if w.recv != nil {
 		return r.methodWrapperName(w, name, pos)
 	}
-	if obj := w.fn.Pkg().Scope().Lookup(name); obj != nil {
-		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, r.short(obj.Pos()))
-		return ""
-	}
-	if at, ok := find(r.siblings().topLevel[name], r.cons); ok {
-		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s)", name, w.fn.Pkg().Name(), name, shortPos(at))
-		return ""
-	}
-	if why, ok := r.siblings().importClash(name, r.cons); ok {
-		r.errs.Add(pos, "wrapper %s: %s; add wrapper=Name", name, why)
+	if !r.freeInPackage(name, pos) {
 		return ""
 	}
 	return name
+}
+
+// freeInPackage reports whether a package-level name the run generates
+// (a function wrapper, a constructor) is free in every build of the
+// package, and says where it is taken when it is not.
+func (r *resolver) freeInPackage(name string, pos token.Position) bool {
+	pkg := r.pkg.Types
+	if obj := pkg.Scope().Lookup(name); obj != nil {
+		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s); add wrapper=Name", name, pkg.Name(), name, r.short(obj.Pos()))
+		return false
+	}
+	if at, ok := find(r.siblings().topLevel[name], r.cons); ok {
+		r.errs.Add(pos, "wrapper %s: package %s already declares %s (%s); add wrapper=Name", name, pkg.Name(), name, shortPos(at))
+		return false
+	}
+	if why, ok := r.siblings().importClash(name, r.cons); ok {
+		r.errs.Add(pos, "wrapper %s: %s; add wrapper=Name", name, why)
+		return false
+	}
+	return true
 }
 
 // methodWrapperName checks a method wrapper's name against the
@@ -420,10 +434,17 @@ func (r *resolver) importedPackage(file *ast.File, name string) *types.Package {
 // lookup resolves Name or pkg.Name, as written in w's file, to an object.
 // It reports a problem at v and returns nil when it cannot.
 func (r *resolver) lookup(w *wrapper, v annotations.Value, ref, what string) types.Object {
+	return r.lookupIn(w.file, v, ref, what)
+}
+
+// lookupIn resolves Name (of the package) or pkg.Name, as written in
+// file, to an object. It reports a problem at v and returns nil when it
+// cannot.
+func (r *resolver) lookupIn(file *ast.File, v annotations.Value, ref, what string) types.Object {
 	if pkgName, name, ok := strings.Cut(ref, "."); ok {
-		p := r.importedPackage(w.file, pkgName)
+		p := r.importedPackage(file, pkgName)
 		if p == nil {
-			r.errs.Add(v.Pos, "%s: package %s is not imported by %s or another file of its package", what, pkgName, r.fileName(w.file))
+			r.errs.Add(v.Pos, "%s: package %s is not imported by %s or another file of its package", what, pkgName, r.fileName(file))
 			return nil
 		}
 		obj := p.Scope().Lookup(name)
@@ -433,9 +454,9 @@ func (r *resolver) lookup(w *wrapper, v annotations.Value, ref, what string) typ
 		}
 		return obj
 	}
-	obj := w.fn.Pkg().Scope().Lookup(ref)
+	obj := r.pkg.Types.Scope().Lookup(ref)
 	if obj == nil {
-		r.errs.Add(v.Pos, "%s: %s is not declared in package %s", what, ref, w.fn.Pkg().Name())
+		r.errs.Add(v.Pos, "%s: %s is not declared in package %s", what, ref, r.pkg.Types.Name())
 	}
 	return obj
 }

@@ -31,8 +31,11 @@ func (g *fileGen) locals(w *wrapper) locals {
 		}
 		return n.fresh(base)
 	}
-	if w.recv != nil {
+	switch {
+	case w.recv != nil:
 		l.recv = name(w.recv, "recv")
+	case w.deco != nil:
+		l.recv = n.fresh("d")
 	}
 	for i := range w.params().Len() {
 		l.params = append(l.params, name(w.params().At(i), fmt.Sprintf("p%d", i)))
@@ -52,9 +55,20 @@ func (g *fileGen) wrapper(w *wrapper) jen.Code {
 	g.cur = w // typeExpr writes w's type parameters by w's names for them
 	defer func() { g.cur = nil }()
 	l := g.locals(w)
-	fn := jen.Commentf("%s calls %s as the Sentinel resource %q.", w.name, w.fn.Name(), w.resource).Line().Func()
-	if w.recv != nil {
+	var fn *jen.Statement
+	switch {
+	case w.excluded:
+		fn = jen.Commentf("%s calls next's %s, unprotected (exclude=).", w.name, w.fn.Name()).Line().Func()
+	case w.deco != nil:
+		fn = jen.Commentf("%s calls next's %s as the Sentinel resource %q.", w.name, w.fn.Name(), w.resource).Line().Func()
+	default:
+		fn = jen.Commentf("%s calls %s as the Sentinel resource %q.", w.name, w.fn.Name(), w.resource).Line().Func()
+	}
+	switch {
+	case w.recv != nil:
 		fn.Params(jen.Id(l.recv).Add(g.receiverType(w)))
+	case w.deco != nil:
+		fn.Params(jen.Id(l.recv).Op("*").Add(g.decoratedType(w.deco, w.deco.impl)))
 	}
 	fn.Id(w.name)
 	if w.recv == nil && w.sig.TypeParams().Len() > 0 {
@@ -74,6 +88,13 @@ func (g *fileGen) wrapper(w *wrapper) jen.Code {
 		named = l.results // returned bare: never copied from a local
 	}
 	fn.Params(params...).Add(g.results(w.results(), named))
+	if w.excluded {
+		call := g.callee(w, l, w.fn, false).Call(g.callArgs(w, l, nil, false)...)
+		if w.results().Len() == 0 {
+			return fn.Block(call)
+		}
+		return fn.Block(jen.Return(call))
+	}
 	return fn.BlockFunc(func(body *jen.Group) { g.body(body, w, l) })
 }
 
@@ -190,12 +211,7 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 			for _, ig := range w.ignore {
 				var test jen.Code
 				if ig.value != nil {
-					var v jen.Code = jen.Id(ig.value.Name())
-					if ig.value.Pkg().Path() != g.pkg.Path() {
-						g.note(ig.value.Pkg())
-						v = g.qual(ig.value.Pkg().Path(), ig.value.Name())
-					}
-					test = g.qual("errors", "Is").Call(errV, v)
+					test = g.qual("errors", "Is").Call(errV, g.pkgRef(ig.value.Pkg(), ig.value.Name()))
 				} else {
 					test = g.qual("errors", "As").Call(errV, jen.New(g.typeExpr(ig.typ)))
 				}
@@ -263,6 +279,9 @@ func (g *fileGen) blocked(blk *jen.Group, w *wrapper, l locals) {
 // BlockError b; nil when there is none. ctx, when not nil, replaces a
 // leading context argument.
 func (g *fileGen) blockHandlerCall(w *wrapper, l locals, ctx, b jen.Code) jen.Code {
+	if w.block != nil && w.deco != nil {
+		return g.decoratedHandlerCall(w, l, w.block, ctx, b)
+	}
 	if w.block != nil {
 		args := append(g.callArgs(w, l, ctx, true), b)
 		return g.callee(w, l, w.block.obj, w.block.method).Call(args...)
@@ -280,6 +299,8 @@ func (g *fileGen) errorHandlerCall(w *wrapper, l locals, errV jen.Code) jen.Code
 // to the one that takes an error; nil when there is neither.
 func (g *fileGen) fallbackCall(w *wrapper, l locals, ctx, err jen.Code) jen.Code {
 	switch {
+	case w.fallback != nil && w.deco != nil:
+		return g.decoratedHandlerCall(w, l, w.fallback, ctx, err)
 	case w.fallback != nil:
 		args := g.callArgs(w, l, ctx, w.fallback.takesErr)
 		if w.fallback.takesErr {
@@ -314,10 +335,14 @@ func (g *fileGen) callArgs(w *wrapper, l locals, ctx jen.Code, asSlice bool) []j
 	return out
 }
 
-// callee refers to fn from inside w: a method on w's receiver, a function
+// callee refers to fn from inside w: a method on w's receiver (the
+// decorated value's, for a decorated interface's own method), a function
 // of the package or of an imported one, instantiated with w's type
 // parameters when generic.
 func (g *fileGen) callee(w *wrapper, l locals, fn *types.Func, method bool) *jen.Statement {
+	if w.deco != nil && fn == w.fn {
+		return jen.Id(l.recv).Dot(w.deco.field).Dot(fn.Name())
+	}
 	if method {
 		return jen.Id(l.recv).Dot(fn.Name())
 	}

@@ -3,7 +3,9 @@ package runtime_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -12,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentinelgen/sentinelgen/internal/logtest"
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
@@ -358,4 +361,41 @@ func TestASecondContextSplitsTheFirstContextsNode(t *testing.T) {
 	c.Advance(1000 * time.Millisecond)
 	assert.EqualValues(t, 5, a.PreviousPassQPS(c.Millis()))
 	assert.EqualValues(t, 2, b.PreviousPassQPS(c.Millis()))
+}
+
+// attrRecorder is a slog.Handler that keeps the string attributes of what
+// is logged as the handler receives them: what a bridge to OpenTelemetry's
+// logs would export, where a string that is not UTF-8 fails the batch.
+type attrRecorder struct {
+	mu    sync.Mutex
+	attrs map[string][]string
+}
+
+func (h *attrRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (h *attrRecorder) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *attrRecorder) WithGroup(string) slog.Handler            { return h }
+func (h *attrRecorder) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r.Attrs(func(a slog.Attr) bool {
+		h.attrs[a.Key] = append(h.attrs[a.Key], a.Value.String())
+		return true
+	})
+	return nil
+}
+
+// Resource names may come from callers (unmatched paths, outbound URLs):
+// the warning about them hands the log handler valid UTF-8, control
+// characters escaped, cut to a bound.
+func TestTheNestingWarningEscapesACallersName(t *testing.T) {
+	clocktest.Install(t)
+	rec := &attrRecorder{attrs: map[string][]string{}}
+	runtime.SetLogger(slog.New(rec))
+	t.Cleanup(func() { runtime.SetLogger(slog.New(slog.DiscardHandler)) })
+	parent, _ := runtime.Entry(context.Background(), "/p\xff\nlevel=ERROR")
+	_, _ = runtime.Entry(parent.Context(), "/c"+strings.Repeat("x", 4000))
+	parent.Exit()
+	assert.Equal(t, []string{`/p\xff\nlevel=ERROR`}, rec.attrs["resource"])
+	require.Len(t, rec.attrs["nested"], 1)
+	assert.LessOrEqual(t, len(rec.attrs["nested"][0]), safetext.MaxName)
 }

@@ -73,7 +73,11 @@
 //     or by pattern, so that such a resource keeps its own chain past
 //     MaxResources;
 //   - Call (the call's resource, nodes, origin, arguments through
-//     ArgsReader, clock), NewBlockError, CountDryRunBlock;
+//     ArgsReader, clock), NewBlockError, CountDryRunBlock, and
+//     NewSharedBlockError: the read-only BlockError a Checker builds once
+//     per rule and resource and returns from every refusal for that reason,
+//     so that a refusal allocates nothing beyond its entry (BlockError.Shared
+//     tells adapters they may build their answer to it once too);
 //   - Rule, RuleError and RuleErrors (positioned rule errors), Property and
 //     NewProperty (a rule set data sources update), RulesChanged (rebind
 //     chains after a load).
@@ -119,6 +123,13 @@
 // remaining resources, and the lines' blocks add up to every block. Values
 // are written valid UTF-8 with control characters escaped and cut to a few
 // hundred bytes, so a caller can neither forge a line nor blow one up.
+//
+// Why a resource blocks can also be asked of it: Resource.BlockCount
+// counts its blocks by type since the process started, and
+// Resource.LastBlock is the type and rule of its latest block, as the
+// block log keeps it; Resource.Protected says whether any rule applies to
+// it. Neither costs a blocked call more than the counting and logging it
+// does anyway.
 //
 // # Dry-run rules
 //

@@ -370,7 +370,8 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 			now := c.NowMillis()
 			recordBlock(c, now)
 			logBlock(c, b, now)
-			e.exited.Store(true)
+			// The entry is not marked exited: nothing can reach it, since
+			// a refused call returns none and no child linked to it.
 			if obs := observers.Load(); obs != nil {
 				observeBlock(c, b, *obs)
 			}

@@ -14,6 +14,7 @@ type testSlot struct {
 	resources map[string]bool
 	block     func(c *runtime.Call) bool
 	readsArgs bool
+	rule      runtime.Rule // the rule its blocks name; nil names none
 
 	mu     sync.Mutex
 	events []string
@@ -37,7 +38,7 @@ func (s *testSlot) Bind(r *runtime.Resource) runtime.Checker {
 func (s *testSlot) Check(c *runtime.Call) *runtime.BlockError {
 	if s.block != nil && s.block(c) {
 		s.record("block " + c.Name())
-		return c.Block(runtime.BlockCustom, nil, "test")
+		return c.Block(runtime.BlockCustom, s.rule, "test")
 	}
 	s.record("check " + c.Name())
 	return nil

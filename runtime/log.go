@@ -44,7 +44,11 @@ var blockLog = func() *blocklog.Aggregator {
 // Origins past the origin caps are logged as OverflowOrigin, as the node
 // tables count them.
 func logBlock(c *Call, b *BlockError, now int64) {
-	blockLog.Add(&c.res.blockHint, now, c.res.name, b.blockType.String(), b.rule, callOrigin(c), int64(c.batch))
+	var id any
+	if b.shared {
+		id = b // every block it stands for has the same resource, type and rule
+	}
+	blockLog.AddFor(&c.res.blockHint, id, now, c.res.name, b.blockType.String(), b.rule, callOrigin(c), int64(c.batch))
 }
 
 // CountDryRunBlock records that a dry-run rule of type t, rule, would have
@@ -91,10 +95,6 @@ func SetBlockLogLines(n int) { blockLog.SetLines(n) }
 // their second is over: at shutdown, or in tests.
 func FlushBlockLog() { blockLog.Flush() }
 
-// maxAttrBytes caps a caller-chosen value (a resource name, an origin) in
-// a log line.
-const maxAttrBytes = 256
-
 // safeAttr makes a caller-chosen value safe to log: valid UTF-8, control
-// characters escaped, at most maxAttrBytes.
-func safeAttr(s string) string { return safetext.Log(s, maxAttrBytes) }
+// characters escaped, at most safetext.MaxName bytes.
+func safeAttr(s string) string { return safetext.Name(s) }

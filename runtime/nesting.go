@@ -67,7 +67,7 @@ func (e *SentinelEntry) exitNested() {
 			return
 		}
 		Logger().Warn("sentinel: entry exited before its nested entry; exiting the nested entry first",
-			"resource", e.call.res.name, "nested", child.call.res.name)
+			"resource", safeAttr(e.call.res.name), "nested", safeAttr(child.call.res.name))
 		child.Exit()
 		// A child that had already exited on another goroutine may not
 		// have unlinked itself yet; make sure the loop moves on.

@@ -251,6 +251,46 @@ func (r *Resource) DryRunBlockCount(t BlockType) int64 {
 	return r.dryRunBlocks[t].Load()
 }
 
+// LastBlock is the most recent block of a resource: what a page shows as
+// the reason the resource blocks.
+type LastBlock struct {
+	Type BlockType
+	// Rule is the rule that blocked (nil for a slot that names none);
+	// the block log writes it as blocklog.RuleText does.
+	Rule Rule
+	// Second is the Unix second of the block.
+	Second int64
+}
+
+// LastBlock returns the type and rule of the resource's latest block, and
+// false when it never blocked. It is read from the block log's Hint, which
+// every block updates anyway, so remembering it costs a blocked call
+// nothing. In a second of more than blocklog.MaxKeys distinct (resource,
+// type, rule, origin) combinations, it may be an earlier block of that
+// second.
+func (r *Resource) LastBlock() (LastBlock, bool) {
+	typ, rule, sec, ok := r.blockHint.Last()
+	if !ok {
+		return LastBlock{}, false
+	}
+	last := LastBlock{Type: BlockCustom, Second: sec}
+	for t := BlockFlow; t <= BlockCustom; t++ {
+		if t.String() == typ {
+			last.Type = t
+			break
+		}
+	}
+	last.Rule, _ = rule.(Rule)
+	return last, true
+}
+
+// Protected reports whether a rule of any kind applies to the resource
+// now: whether some slot binds a Checker to it (rule slots bind only
+// where their rules apply; system rules apply to every resource, and
+// check per call that it is inbound). A resource that is not protected is
+// only observed: its calls are counted and always admitted.
+func (r *Resource) Protected() bool { return r.chain().n > 0 }
+
 // countBlock adds n blocks by a rule of type t; an unknown type counts as
 // BlockCustom.
 func (r *Resource) countBlock(t BlockType, n int64) {

@@ -41,3 +41,14 @@ func BenchmarkChi(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkChiRefused is BenchmarkChi's adapter case with a flow rule that
+// refuses every request, answered by default: to read against the
+// admitted case, which it must not exceed.
+func BenchmarkChiRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/{id}")
+	r := chi.NewRouter()
+	r.Use(sentinelchi.Middleware())
+	r.Get("/bench/order/{id}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	webtest.BenchRefused(b, webtest.ServeHTTP(r, "/bench/order/42"))
+}

@@ -41,3 +41,14 @@ func BenchmarkEcho(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEchoRefused is BenchmarkEcho's adapter case with a flow rule
+// that refuses every request, answered by default: to read against the
+// admitted case, which it must not exceed.
+func BenchmarkEchoRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/:id")
+	e := echo.New()
+	e.Use(sentinelecho.Middleware())
+	e.GET("/bench/order/:id", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
+	webtest.BenchRefused(b, webtest.ServeHTTP(e, "/bench/order/42"))
+}

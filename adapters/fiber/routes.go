@@ -1,17 +1,23 @@
 package sentinelfiber
 
 import (
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 )
 
 // Finding the route of a request from app.Use, where fiber has not matched
-// it yet: an index of the app's routes per method, in stack order, each
-// with a matcher compiled once, rebuilt when the app's handler count says
-// routes were added.
+// it yet. The index holds a router of its own: a fiber app with the app's
+// routes, in stack order, under the same routing configuration, each
+// handled by a probe that notes its route. A lookup runs the request's
+// method and path through it, so it is fiber's own routing, parsed once
+// (parameter constraints, `:id<regex(...)>` and `:id<int>`, compiled when
+// the index is built, never per request), at about the cost of fiber's
+// routing. Routes registered with Use are left out: they never serve a
+// request. The index is rebuilt when the app's handler count says routes
+// were added.
 
 // routeIndex is one middleware's index of the app it serves.
 type routeIndex struct {
@@ -22,44 +28,56 @@ type routeIndex struct {
 type index struct {
 	app      *fiber.App
 	handlers uint32
-	methods  map[string]*methodRoutes
+	position map[*fiber.Route]int  // each route's place in its method's stack
+	serving  map[*fiber.Route]bool // the routes not registered with Use
+	route    fasthttp.RequestHandler
 }
 
-// methodRoutes are one method's routes in stack order.
-type methodRoutes struct {
-	routes   []compiledRoute
-	position map[*fiber.Route]int
+// probe is one lookup: the request's method and path as fiber routes them
+// (a middleware before may have changed either), and what the router
+// found.
+type probe struct {
+	ctx    fasthttp.RequestCtx
+	after  int    // the middleware's place: only a route from there on serves
+	served string // the path of the route that serves, "" when none does
 }
 
-type compiledRoute struct {
-	route *fiber.Route
-	match func(path string) bool
-}
+// probeKey is the user value of a probe's request context that holds the
+// probe.
+const probeKey = "sentinelfiber.probe"
+
+var probes = sync.Pool{New: func() any {
+	p := &probe{}
+	p.ctx.SetUserValue(probeKey, p)
+	return p
+}}
 
 // pattern is the path of the route that serves c's request, "" when none
-// does.
+// does: the route c is at, when the middleware was registered on it, else
+// (from Use) the first later route that matches.
 func (x *routeIndex) pattern(c *fiber.Ctx) string {
 	cur := c.Route()
-	idx := x.get(c.App())
-	mr := idx.methods[c.Method()]
-	if mr == nil || cur == nil {
+	if cur == nil {
 		return ""
 	}
-	path := c.Path()
-	at, known := mr.position[cur]
+	idx := x.get(c.App())
+	at, known := idx.position[cur]
 	if !known {
 		return "" // a route the index has not seen (a mounted app's own stack)
 	}
-	if mr.routes[at].match(path) {
-		return cur.Path // registered on the route itself
+	if idx.serving[cur] {
+		return cur.Path // registered on the route itself, which fiber matched
 	}
-	// Registered with Use: the first later route that matches serves it.
-	for _, r := range mr.routes[at+1:] {
-		if r.match(path) {
-			return r.route.Path
-		}
-	}
-	return ""
+	p := probes.Get().(*probe)
+	defer probes.Put(p)
+	p.after, p.served = at, ""
+	p.ctx.Request.Header.SetMethod(c.Method())
+	// c.Path is the path fiber routes on, unescaped if the app says so:
+	// the router takes it as it is (SetPath, UnescapePath off), so that a
+	// "%3F" unescaped to "?" stays in the path.
+	p.ctx.URI().SetPath(c.Path())
+	idx.route(&p.ctx)
+	return p.served
 }
 
 func (x *routeIndex) get(app *fiber.App) *index {
@@ -79,141 +97,56 @@ func (x *routeIndex) get(app *fiber.App) *index {
 
 func build(app *fiber.App, handlers uint32) *index {
 	cfg := app.Config()
-	idx := &index{app: app, handlers: handlers, methods: map[string]*methodRoutes{}}
-	for _, stack := range app.Stack() {
-		for _, r := range stack {
-			mr := idx.methods[r.Method]
-			if mr == nil {
-				mr = &methodRoutes{position: map[*fiber.Route]int{}}
-				idx.methods[r.Method] = mr
+	router := fiber.New(fiber.Config{
+		CaseSensitive:  cfg.CaseSensitive,
+		StrictRouting:  cfg.StrictRouting,
+		RequestMethods: cfg.RequestMethods,
+		// A request no route serves is answered into the probe's
+		// context, which nobody reads.
+		ErrorHandler: func(*fiber.Ctx, error) error { return nil },
+	})
+	idx := &index{app: app, handlers: handlers, position: map[*fiber.Route]int{}, serving: map[*fiber.Route]bool{}}
+	methods := cfg.RequestMethods
+	if len(methods) == 0 {
+		methods = fiber.DefaultMethods
+	}
+	// Routes registered with Use run for the requests under their
+	// prefix and never serve one: only the others go in the router.
+	// fiber tells them apart only through GetRoutes, whose copies come
+	// in stack order.
+	serving := app.GetRoutes(true)
+	for m, stack := range app.Stack() {
+		for at, r := range stack {
+			idx.position[r] = at
+			if len(serving) > 0 && sameRoute(&serving[0], r) {
+				serving = serving[1:]
+				idx.serving[r] = true
+				router.Add(methods[m], r.Path, serves(at, r.Path))
 			}
-			mr.position[r] = len(mr.routes)
-			mr.routes = append(mr.routes, compiledRoute{route: r, match: compile(r.Path, cfg)})
 		}
 	}
+	idx.route = router.Handler()
 	return idx
 }
 
-// segment kinds of a compiled pattern.
-const (
-	literal  = iota
-	param    // ":name": one non-empty segment
-	optional // ":name?" as the last segment: one segment or none
-	rest     // "*" (anything, also nothing) or "+" (something) as the last segment
-)
-
-type segment struct {
-	kind     int
-	text     string // literal's
-	nonEmpty bool   // rest's "+"
+// sameRoute reports whether dup is a copy of route: the same method and
+// path, and the same handlers (a copy shares their array).
+func sameRoute(dup, route *fiber.Route) bool {
+	return dup.Method == route.Method && dup.Path == route.Path && len(dup.Handlers) == len(route.Handlers) &&
+		(len(dup.Handlers) == 0 || &dup.Handlers[0] == &route.Handlers[0])
 }
 
-// compile returns a matcher of request paths for a fiber route pattern,
-// by fiber's rules as cfg sets them (case sensitivity, strict routing).
-// Patterns made of literal segments, ":param" segments, a last ":param?"
-// and a last "*" or "+" get a matcher of their own; any other (parameter
-// constraints, several parameters in a segment, inner wildcards) is
-// matched by fiber.RoutePatternMatch, slower but fiber's own.
-func compile(pattern string, cfg fiber.Config) func(string) bool {
-	if !cfg.StrictRouting && len(pattern) > 1 {
-		pattern = strings.TrimRight(pattern, "/") // as fiber registers it
-		if pattern == "" {
-			pattern = "/"
+// serves is the router's handler for the route at place at of its
+// method's stack, path: it serves the probe's request unless it comes
+// before the middleware, when the router goes on to the next route that
+// matches.
+func serves(at int, path string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p := c.Context().UserValue(probeKey).(*probe)
+		if at < p.after {
+			return c.Next()
 		}
+		p.served = path
+		return nil
 	}
-	segs, ok := parse(pattern)
-	if !ok {
-		return func(path string) bool { return fiber.RoutePatternMatch(routedPath(path, cfg), pattern, cfg) }
-	}
-	return func(path string) bool { return matchSegments(segs, routedPath(path, cfg), cfg) }
-}
-
-// routedPath is path as fiber's router matches it: "/" when empty, and
-// without trailing slashes unless routing is strict.
-func routedPath(path string, cfg fiber.Config) string {
-	if path == "" {
-		return "/"
-	}
-	if !cfg.StrictRouting && len(path) > 1 {
-		if path = strings.TrimRight(path, "/"); path == "" {
-			path = "/"
-		}
-	}
-	return path
-}
-
-func parse(pattern string) ([]segment, bool) {
-	if pattern == "" || pattern[0] != '/' {
-		return nil, false
-	}
-	parts := strings.Split(pattern[1:], "/")
-	segs := make([]segment, 0, len(parts))
-	for i, p := range parts {
-		last := i == len(parts)-1
-		switch {
-		case p == "*" || p == "+":
-			if !last {
-				return nil, false
-			}
-			segs = append(segs, segment{kind: rest, nonEmpty: p == "+"})
-		case strings.HasPrefix(p, ":"):
-			name := p[1:]
-			kind := param
-			if strings.HasSuffix(name, "?") {
-				if !last {
-					return nil, false
-				}
-				kind, name = optional, name[:len(name)-1]
-			}
-			if name == "" || strings.ContainsAny(name, ":?*+<>-.~\\") {
-				return nil, false
-			}
-			segs = append(segs, segment{kind: kind})
-		default:
-			if strings.ContainsAny(p, ":*+?<>\\") {
-				return nil, false
-			}
-			segs = append(segs, segment{kind: literal, text: p})
-		}
-	}
-	return segs, true
-}
-
-func matchSegments(segs []segment, path string, cfg fiber.Config) bool {
-	if path[0] != '/' {
-		return false
-	}
-	if len(segs) == 1 && segs[0].kind == literal && segs[0].text == "" {
-		return path == "/" // the root pattern
-	}
-	rem := path[1:]
-	for i, s := range segs {
-		switch s.kind {
-		case rest:
-			return !s.nonEmpty || rem != ""
-		case optional:
-			return !strings.Contains(rem, "/")
-		}
-		seg, after, more := strings.Cut(rem, "/")
-		switch s.kind {
-		case literal:
-			if seg != s.text && (cfg.CaseSensitive || !strings.EqualFold(seg, s.text)) {
-				return false
-			}
-		case param:
-			if seg == "" {
-				return false
-			}
-		}
-		if i == len(segs)-1 {
-			return !more
-		}
-		if !more {
-			// The pattern goes on: only an optional or "*" rest may match nothing.
-			next := segs[i+1]
-			return i+2 == len(segs) && (next.kind == optional || next.kind == rest && !next.nonEmpty)
-		}
-		rem = after
-	}
-	return rem == ""
 }

@@ -39,3 +39,14 @@ func BenchmarkGin(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGinRefused is BenchmarkGin's adapter case with a flow rule that
+// refuses every request, answered by default: to read against the
+// admitted case, which it must not exceed.
+func BenchmarkGinRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/:id")
+	r := gin.New()
+	r.Use(sentinelgin.Middleware())
+	r.GET("/bench/order/:id", func(c *gin.Context) { c.Status(http.StatusOK) })
+	webtest.BenchRefused(b, webtest.ServeHTTP(r, "/bench/order/42"))
+}

@@ -19,12 +19,18 @@
 // A refused request does not reach the handler: it is answered with 429
 // Too Many Requests, "Retry-After: 1" and nethttp.BlockMessage (or by
 // nethttp.WithBlockHandler or WithBlockPage), and the chain goes no
-// further. A handler's panic, which GoFrame recovers itself into a 500
-// answer and r.GetError(), and a response status the
+// further. A handler's error and its panic, which GoFrame keeps in
+// r.GetError() (a panic recovered into a 500, an error of a standard
+// handler answered as ghttp.MiddlewareHandlerResponse writes it, a 200
+// with the error's code), and a response status the
 // nethttp.WithErrorStatus predicate holds for (5xx by default) are the
 // route's errors, for circuit breakers, unless the client had hung up by
 // then: no caller can open a breaker for other callers by hanging up or
 // choosing its own deadline.
+//
+// The handlers see a request that carries the entry; middleware that ran
+// before this one sees its own request again once it returns, without
+// context values the handlers added (r.SetCtxVar).
 //
 // r.Context() carries the entry while the handlers run: pass it to
 // generated wrappers and their resources nest under the route in
@@ -40,6 +46,7 @@ package sentinelgoframe
 import (
 	"github.com/gogf/gf/v2/net/ghttp"
 
+	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -81,6 +88,13 @@ func Middleware(opts ...Option) ghttp.HandlerFunc {
 		}()
 		r.Middleware.Next()
 		done = true
+		// GoFrame keeps a handler's error, and a panic it recovered, in
+		// r.GetError(), whatever it answers: with
+		// ghttp.MiddlewareHandlerResponse a failed handler is a 200 whose
+		// body holds the error's code.
+		if err := r.GetError(); err != nil && !web.ContextEnded(req.Context()) {
+			e.SetError(err)
+		}
 		engine.Exit(req, e, r.Response.Status, nil)
 	}
 }

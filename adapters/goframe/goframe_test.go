@@ -1,12 +1,16 @@
 package sentinelgoframe_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"testing"
 
+	"github.com/gogf/gf/v2/errors/gcode"
+	"github.com/gogf/gf/v2/errors/gerror"
+	"github.com/gogf/gf/v2/frame/g"
 	"github.com/gogf/gf/v2/net/ghttp"
 	"github.com/gogf/gf/v2/os/glog"
 	"github.com/stretchr/testify/assert"
@@ -16,6 +20,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
+	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -128,4 +133,44 @@ func get(t *testing.T, url string) *http.Response {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	require.NoError(t, resp.Body.Close())
 	return resp
+}
+
+type orderReq struct {
+	g.Meta `path:"/api/typed/{id}" method:"get"`
+	ID     string `json:"id" in:"path"`
+}
+
+type orderRes struct {
+	Order string `json:"order"`
+}
+
+type typed struct{}
+
+func (typed) Get(_ context.Context, req *orderReq) (*orderRes, error) {
+	if req.ID == "fail" {
+		return nil, gerror.NewCode(gcode.CodeInternalError, "the database is down")
+	}
+	return &orderRes{Order: "order " + req.ID}, nil
+}
+
+// A standard handler's error is answered 200 by
+// MiddlewareHandlerResponse, with the error's code in the body: it is
+// the route's error all the same.
+func TestAStandardHandlersErrorOpensTheBreaker(t *testing.T) {
+	clk := clocktest.Install(t)
+	url := serve(t, func(s *ghttp.Server) {
+		s.Group("/", func(group *ghttp.RouterGroup) {
+			group.Middleware(ghttp.MiddlewareHandlerResponse, sentinelgoframe.Middleware())
+			group.Bind(new(typed))
+		})
+	})
+	const resource = "/api/typed/{id}"
+	require.NoError(t, degrade.LoadRules([]degrade.Rule{{Resource: resource, Grade: degrade.ErrorCount,
+		Count: 2, MinRequestAmount: 1, TimeWindow: 60, StatIntervalMs: 60000}}))
+	t.Cleanup(func() { require.NoError(t, degrade.LoadRules(nil)) })
+	for range 3 {
+		assert.Equal(t, http.StatusOK, get(t, url+"/api/typed/fail").StatusCode, "GoFrame's answer")
+	}
+	assert.Equal(t, 3.0, runtime.LookupResource(resource).ClusterNode().ExceptionQPS(clk.Millis()))
+	assert.Equal(t, http.StatusTooManyRequests, get(t, url+"/api/typed/1").StatusCode, "the breaker is open")
 }

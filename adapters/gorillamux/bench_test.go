@@ -41,3 +41,14 @@ func BenchmarkGorillaMux(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGorillaMuxRefused is BenchmarkGorillaMux's adapter case with a
+// flow rule that refuses every request, answered by default: to read
+// against the admitted case, which it must not exceed.
+func BenchmarkGorillaMuxRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/{id}")
+	r := mux.NewRouter()
+	r.Use(sentinelmux.Middleware())
+	r.HandleFunc("/bench/order/{id}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	webtest.BenchRefused(b, webtest.ServeHTTP(r, "/bench/order/42"))
+}

@@ -14,10 +14,14 @@
 // go-zero tells a middleware nothing of its route, but it builds each
 // route's chain once, so the middleware learns its route's pattern from
 // the first request whose path variables (pathvar.Vars) stand in one
-// segment each ("/api/order/42": id is "42", found once), and keeps it;
-// a request whose variable's value also stands in a literal segment
-// ("/api/order/order") names the rightmost such segment the variable, and
-// teaches nothing. Requests no route matched never reach a go-zero
+// segment each ("/api/order/42": id is "42", found once), and keeps it.
+// Until then a request is ambiguous when a variable's value also stands in
+// a literal segment ("/api/order/order") or two variables hold the same
+// value ("/api/x/x/lines"): the pattern is one of a few candidates, made
+// of the route's own literals and variable names, and the request is
+// named after the candidate that rules protect (a resource called before
+// with a rule on it), else the first (the variables read right to left,
+// in name order), and teaches nothing. Requests no route matched never reach a go-zero
 // middleware, so they are not protected (nethttp.WithUnmatchedPath does
 // not apply).
 //
@@ -43,12 +47,14 @@ package sentinelgozero
 import (
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/zeromicro/go-zero/rest"
 	"github.com/zeromicro/go-zero/rest/pathvar"
 
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -75,47 +81,72 @@ func (p *routePattern) of(r *http.Request) string {
 	if pattern := p.learnt.Load(); pattern != nil {
 		return *pattern
 	}
-	pattern, sure := rebuild(path.Clean(r.URL.Path), pathvar.Vars(r))
-	if sure {
-		p.learnt.Store(&pattern)
+	var found [maxCandidates]string
+	candidates := rebuild(found[:0], path.Clean(r.URL.Path), pathvar.Vars(r))
+	switch len(candidates) {
+	case 0:
+		return "" // not the path the router matched: unmatched
+	case 1:
+		p.learnt.Store(&candidates[0])
+		return candidates[0]
 	}
-	return pattern
+	// Ambiguous: the pattern is one of these, made of the route's own
+	// literal segments and variable names (a segment kept as text holds
+	// a value equal to a literal), so a caller chooses none of them. A
+	// candidate that rules protect is the route's; else the first.
+	for _, c := range candidates {
+		for _, name := range [...]string{c, r.Method + ":" + c} {
+			if res := runtime.LookupResource(name); res != nil && res.Protected() {
+				return c
+			}
+		}
+	}
+	return candidates[0]
 }
 
-// rebuild writes cleaned, the path go-zero's router matched, as the route's
-// pattern: each segment that holds a path variable's value becomes
-// ":name". sure says that no value stood in more than one segment, so the
-// pattern is the route's, whatever its literal segments are.
-func rebuild(cleaned string, vars map[string]string) (pattern string, sure bool) {
+// maxCandidates bounds the patterns an ambiguous request is read as.
+const maxCandidates = 16
+
+// rebuild appends to dst each way of writing cleaned, the path go-zero's
+// router matched, as a pattern in which every path variable stands in one
+// segment that holds its value (":name"): one when no value stands in two
+// segments, none when a value stands in none. Candidates come in a fixed
+// order, at most maxCandidates of them.
+func rebuild(dst []string, cleaned string, vars map[string]string) []string {
 	if len(vars) == 0 {
-		return cleaned, true
+		return append(dst, cleaned)
 	}
+	names := make([]string, 0, len(vars))
+	for name := range vars {
+		names = append(names, name)
+	}
+	slices.Sort(names)
 	segments := strings.Split(cleaned, "/")
 	named := make([]string, len(segments)) // the variable each segment is, if any
-	sure = true
-	for name, value := range vars {
-		found := -1
-		for i := len(segments) - 1; i >= 0; i-- {
-			if segments[i] != value {
-				continue
-			}
-			if found >= 0 {
-				sure = false // the value stands in two segments
-				continue
-			}
-			if named[i] != "" {
-				sure = false // two variables share the value
-				continue
-			}
-			found = i
+	var assign func(i int)
+	assign = func(i int) {
+		if len(dst) == maxCandidates {
+			return
 		}
-		if found < 0 {
-			return cleaned, false // not the path the router matched
+		if i == len(names) {
+			dst = append(dst, write(segments, named))
+			return
 		}
-		named[found] = name
+		value := vars[names[i]]
+		for j := len(segments) - 1; j >= 0; j-- {
+			if segments[j] == value && named[j] == "" {
+				named[j] = names[i]
+				assign(i + 1)
+				named[j] = ""
+			}
+		}
 	}
+	assign(0)
+	return dst
+}
+
+func write(segments, named []string) string {
 	var b strings.Builder
-	b.Grow(len(cleaned) + len(vars))
 	for i, s := range segments {
 		if i > 0 {
 			b.WriteByte('/')
@@ -126,5 +157,5 @@ func rebuild(cleaned string, vars map[string]string) (pattern string, sure bool)
 		}
 		b.WriteString(s)
 	}
-	return b.String(), sure
+	return b.String()
 }

@@ -44,6 +44,9 @@ func routes() []rest.Route {
 		{Method: http.MethodGet, Path: "/api/:kind/:id/lines", Handler: func(w http.ResponseWriter, r *http.Request) {
 			_, _ = io.WriteString(w, "lines")
 		}},
+		{Method: http.MethodGet, Path: "/api/:a/:b/pairs", Handler: func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, "pairs")
+		}},
 	}
 }
 
@@ -117,19 +120,42 @@ func TestWithMiddlewaresProtectsTheRoutesItWraps(t *testing.T) {
 func TestTheRoutePatternIsLearntFromAnUnambiguousRequest(t *testing.T) {
 	clocktest.Install(t)
 	url := serve(t, withServerUse(nethttp.WithMethodPrefix()))
-	// "order" stands in a literal segment too: the rightmost is the
-	// variable, right here, but nothing is learnt.
+	// "order" stands in a literal segment too: read right to left, the
+	// last segment is the variable, right here, but nothing is learnt.
 	assert.Equal(t, http.StatusOK, get(t, url+"/api/order/order").StatusCode)
 	assert.NotNil(t, runtime.LookupResource("GET:/api/order/:id"))
-	// Both variables hold "x": a guess, not learnt.
-	assert.Equal(t, http.StatusOK, get(t, url+"/api/x/x/lines").StatusCode)
+	assert.Nil(t, runtime.LookupResource("GET:/api/:id/order"))
 	// Learnt once, from an unambiguous request; then every request is
 	// named after it, however ambiguous.
 	assert.Equal(t, http.StatusOK, get(t, url+"/api/a/b/lines").StatusCode)
 	assert.Equal(t, http.StatusOK, get(t, url+"/api/lines/lines/lines").StatusCode)
-	res := runtime.LookupResource("GET:/api/:kind/:id/lines")
-	require.NotNil(t, res)
-	assert.Nil(t, runtime.LookupResource("GET:/api/:id/:id/lines"))
+	require.NotNil(t, runtime.LookupResource("GET:/api/:kind/:id/lines"))
+	assert.Nil(t, runtime.LookupResource("GET:/api/:id/:kind/lines"))
+}
+
+// Two variables holding the same value cannot tell which is which: before
+// the route's pattern is learnt, such a request is named after the
+// candidate that a rule protects, so that a caller cannot pick a name that
+// escapes the route's rules.
+func TestAnAmbiguousRequestIsHeldToTheRouteRules(t *testing.T) {
+	clocktest.Install(t)
+	url := serve(t, withServerUse(nethttp.WithMethodPrefix()))
+	assert.Equal(t, http.StatusOK, get(t, url+"/api/1/2/pairs").StatusCode)
+	loadFlowRule(t, "GET:/api/:a/:b/pairs")
+
+	// A second server: its middleware has learnt nothing. Read right to
+	// left in name order, the first candidate would be /api/:b/:a/pairs.
+	url = serve(t, withServerUse(nethttp.WithMethodPrefix()))
+	for i := range 8 {
+		assert.Equal(t, http.StatusTooManyRequests, get(t, url+"/api/x/x/pairs").StatusCode, "request %d", i)
+	}
+	assert.Nil(t, runtime.LookupResource("GET:/api/:b/:a/pairs"))
+}
+
+func loadFlowRule(t *testing.T, resource string) {
+	t.Helper()
+	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: resource, Grade: flow.GradeQPS, Count: 0}}))
+	t.Cleanup(func() { require.NoError(t, flow.LoadRules(nil)) })
 }
 
 func TestUnmatchedRequestsAreNotProtected(t *testing.T) {

@@ -27,7 +27,10 @@
 // (recorded, then let go on to Kratos's recovery middleware, which must
 // come before this one): unless the call's context had ended by then, so
 // that no caller can open a breaker for other callers by hanging up or
-// choosing its own deadline.
+// choosing its own deadline. Kratos's client puts its own timeout (2 s by
+// default) on the call's context, so a client call that times out is not
+// an error either: a slow-request-ratio breaker is the one for a
+// dependency that hangs.
 //
 // The handler's context carries the entry: pass it to generated wrappers
 // and their resources nest under the operation in runtime.Tree.
@@ -44,6 +47,7 @@ import (
 	"github.com/go-kratos/kratos/v2/transport"
 	khttp "github.com/go-kratos/kratos/v2/transport/http"
 
+	"github.com/sentinelgen/sentinelgen/internal/rpcguard"
 	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -89,7 +93,15 @@ func (c *config) call(ctx context.Context, tr transport.Transporter, req any, ne
 	if name == "" {
 		return next(ctx, req) // not protected
 	}
-	e, b := c.enter(ctx, tr, req, name, traffic)
+	origin := ""
+	if c.origin != nil && traffic == runtime.Inbound {
+		origin = c.origin(ctx, tr)
+	}
+	var args func() []any
+	if c.args != nil {
+		args = func() []any { return c.args(ctx, req) }
+	}
+	e, b := rpcguard.Enter(ctx, name, origin, traffic, args)
 	if b != nil {
 		if c.blockFallback != nil {
 			return c.blockFallback(ctx, req, b)
@@ -104,47 +116,14 @@ func (c *config) call(ctx context.Context, tr transport.Transporter, req any, ne
 	done := false
 	defer func() {
 		if !done {
-			p := recover() // nil after runtime.Goexit: the entry just exits
-			if p != nil && !web.ContextEnded(ctx) {
-				e.SetError(&web.PanicError{Value: p})
-			}
-			e.Exit()
-			if p != nil {
-				panic(p)
-			}
+			rpcguard.Panicked(ctx, e, recover())
 		}
 	}()
 	reply, err := next(e.Context(), req)
+	isError := err != nil && c.isError(err) // before done: a classifier's panic exits the entry too
 	done = true
-	if err != nil && !web.ContextEnded(ctx) && c.isError(err) {
-		e.SetError(err)
-	}
-	e.Exit()
+	rpcguard.Exit(ctx, e, err, isError)
 	return reply, err
-}
-
-func (c *config) enter(ctx context.Context, tr transport.Transporter, req any, name string, traffic runtime.TrafficType) (*runtime.SentinelEntry, *runtime.BlockError) {
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(traffic),
-		runtime.WithResourceType(runtime.RPC),
-	}
-	n := 2
-	if c.args != nil && web.NeedsArgs(nil, name) {
-		opts[2] = runtime.WithArgs(c.args(ctx, req)...)
-		n = 3
-	}
-	origin := ""
-	if c.origin != nil && traffic == runtime.Inbound {
-		origin = c.origin(ctx, tr)
-	}
-	if origin == "" {
-		return runtime.Entry(ctx, name, opts[:n]...)
-	}
-	if res := runtime.LookupResource(name); res != nil {
-		// The origin's Sentinel context lives in the entry's allocation.
-		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
-	}
-	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
 }
 
 // ServerError is the default error classifier: a Kratos code of 500 or

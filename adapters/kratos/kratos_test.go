@@ -205,21 +205,73 @@ func TestAClientRefusalNeverReachesTheServer(t *testing.T) {
 	require.NotNil(t, outbound)
 }
 
-func TestAKratosHTTPClientRefusalNeverReachesTheServer(t *testing.T) {
-	clocktest.Install(t)
-	addr := serveHTTP(t)
+// unprotectedHTTP serves GetOrder on Kratos's HTTP transport without the
+// adapter, so that what a client test sees is its own middleware's doing.
+func unprotectedHTTP(t *testing.T) string {
+	t.Helper()
+	srv := khttp.NewServer(khttp.Address("127.0.0.1:0"), khttp.Middleware(recovery.Recovery()))
+	srv.Route("/").GET("/api/order/{id}", func(ctx khttp.Context) error {
+		khttp.SetOperation(ctx, getOrder)
+		h := ctx.Middleware(func(c context.Context, _ any) (any, error) {
+			body, err := behave(c, ctx.Vars().Get("id"))
+			return map[string]string{"order": body}, err
+		})
+		out, err := h(ctx, nil)
+		if err != nil {
+			return err
+		}
+		return ctx.Result(http.StatusOK, out)
+	})
+	return start(t, srv, func() (string, error) {
+		u, err := srv.Endpoint()
+		if err != nil {
+			return "", err
+		}
+		return u.Host, nil
+	})
+}
+
+func httpClient(t *testing.T, addr string) *khttp.Client {
+	t.Helper()
 	client, err := khttp.NewClient(t.Context(), khttp.WithEndpoint(addr), khttp.WithMiddleware(sentinelkratos.Client()))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = client.Close() })
+	return client
+}
+
+func TestAKratosHTTPClientRefusalNeverReachesTheServer(t *testing.T) {
+	clocktest.Install(t)
+	client := httpClient(t, unprotectedHTTP(t))
 	var reply map[string]string
 	require.NoError(t, client.Invoke(t.Context(), http.MethodGet, "/api/order/7", nil, &reply, khttp.Operation(getOrder)))
 	assert.Equal(t, "order 7", reply["order"])
 
 	loadFlow(t, getOrder, 0)
 	before := calls.Load()
-	err = client.Invoke(t.Context(), http.MethodGet, "/api/order/8", nil, &reply, khttp.Operation(getOrder))
+	err := client.Invoke(t.Context(), http.MethodGet, "/api/order/8", nil, &reply, khttp.Operation(getOrder))
 	assert.Equal(t, 429, errors.Code(err))
+	assert.ErrorIs(t, err, runtime.ErrBlocked, "refused by the client, not answered by the server")
 	assert.Equal(t, before, calls.Load(), "the server was not reached")
+}
+
+func TestTheClientsBreakerOpensOnServerErrors(t *testing.T) {
+	clk := clocktest.Install(t)
+	client := httpClient(t, unprotectedHTTP(t))
+	loadBreaker(t, getOrder)
+	var reply map[string]string
+	for range 3 {
+		err := client.Invoke(t.Context(), http.MethodGet, "/api/order/bad", nil, &reply, khttp.Operation(getOrder))
+		assert.Equal(t, 400, errors.Code(err), "the caller's mistake is not the server's error")
+	}
+	for range 3 {
+		err := client.Invoke(t.Context(), http.MethodGet, "/api/order/fail", nil, &reply, khttp.Operation(getOrder))
+		assert.Equal(t, 500, errors.Code(err))
+	}
+	assert.Equal(t, 3.0, runtime.LookupResource(getOrder).ClusterNode().ExceptionQPS(clk.Millis()))
+	before := calls.Load()
+	err := client.Invoke(t.Context(), http.MethodGet, "/api/order/1", nil, &reply, khttp.Operation(getOrder))
+	assert.ErrorIs(t, err, runtime.ErrBlocked, "open")
+	assert.Equal(t, before, calls.Load())
 }
 
 func TestServerErrorsAndPanicsOpenTheBreaker(t *testing.T) {

@@ -100,14 +100,24 @@
 //     sentinel.block.type (flow, degrade, system, authority, paramflow,
 //     custom), sentinel.rule (the rule as its String method writes it) and,
 //     when the caller's origin is known, sentinel.origin;
-//   - a business error recorded on the entry is recorded with
-//     span.RecordError: an "exception" event, with sentinel.resource.
+//   - a business error recorded on the entry is recorded as
+//     span.RecordError does: an "exception" event (exception.type,
+//     exception.message), with sentinel.resource.
 //
 // The caller's span status is left to the caller (a fallback may have
 // answered the request well). WithCallSpans also starts a span per call,
 // named after the resource, a child of the caller's, current in the
 // business method (SentinelEntry.Context); the events then go on it, and
 // its status is Error when the call was refused or failed.
+//
+// Resource names, origins and error messages may hold what a caller sent
+// (an unmatched URL path, a header), and OTLP's protobuf refuses a string
+// that is not UTF-8: one such string fails the whole batch its span is
+// exported in, everyone's spans with it. So every span name, attribute,
+// status and exception message from a call is valid UTF-8, control
+// characters escaped (a byte that is not UTF-8 is written \xNN), and cut:
+// names and attributes to 256 bytes (the Prometheus labels' rule: a cut
+// value ends in "…#" and a hash of the whole), messages to 1 KiB.
 //
 // An admitted call without an error costs the registered observer a check
 // of that error and nothing more; a refused call, the lookup of the span

@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/sentinelgen/sentinelgen/internal/blocklog"
@@ -118,8 +119,9 @@ func (t *tracing) Enter(c *runtime.Call) context.Context {
 	if t.tracer == nil {
 		return c.Context()
 	}
-	ctx, span := t.tracer.Start(c.Context(), c.Name(), trace.WithAttributes(
-		AttrResource.String(safetext.Label(c.Name())),
+	name := safetext.Label(c.Name())
+	ctx, span := t.tracer.Start(c.Context(), name, trace.WithAttributes(
+		AttrResource.String(name),
 		AttrResourceType.String(c.ResourceType().String()),
 		AttrTraffic.String(c.Traffic().String()),
 		AttrContext.String(safetext.Label(c.ContextName())),
@@ -156,7 +158,7 @@ func (t *tracing) Block(c *runtime.Call, b *runtime.BlockError) {
 		span.AddEvent(BlockEventName, trace.WithAttributes(attrs...))
 	}
 	if own != nil {
-		own.SetStatus(codes.Error, b.Error())
+		own.SetStatus(codes.Error, safetext.Log(b.Error(), 0))
 		own.End()
 	}
 }
@@ -172,12 +174,34 @@ func (t *tracing) Exit(c *runtime.Call) {
 		span = trace.SpanFromContext(c.Context())
 	}
 	if err != nil && span.IsRecording() {
-		span.RecordError(err, trace.WithAttributes(AttrResource.String(safetext.Label(c.Name()))))
+		msg := safetext.Log(err.Error(), 0)
+		recordError(span, err, msg, AttrResource.String(safetext.Label(c.Name())))
 		if own != nil {
-			own.SetStatus(codes.Error, err.Error())
+			own.SetStatus(codes.Error, msg)
 		}
 	}
 	if own != nil {
 		own.End()
 	}
+}
+
+// recordError is span.RecordError(err) with msg, err's message made
+// valid UTF-8, as the exception's message: an error's text may hold what
+// a caller sent (a path, a header), and one string that is not UTF-8
+// makes the whole OTLP batch the span is exported in fail to encode,
+// losing every other caller's spans with it.
+func recordError(span trace.Span, err error, msg string, attrs ...attribute.KeyValue) {
+	attrs = append(attrs, semconv.ExceptionType(errorType(err)), semconv.ExceptionMessage(msg))
+	span.AddEvent(semconv.ExceptionEventName, trace.WithAttributes(attrs...))
+}
+
+// errorType names err's type as the SDK's RecordError does: the package
+// path and name of a named type, else the type's literal
+// ("*errors.errorString").
+func errorType(err error) string {
+	t := reflect.TypeOf(err)
+	if t.PkgPath() == "" && t.Name() == "" {
+		return t.String()
+	}
+	return t.PkgPath() + "." + t.Name()
 }

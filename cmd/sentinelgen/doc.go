@@ -51,12 +51,29 @@
 //	//sentinel:resource key=value key="quoted value" ...
 //
 // The keys are name, blockHandler, fallback, defaultFallback, ignore,
-// traffic, type, args, batch and wrapper; see package
+// traffic, type, args, batch, wrapper and exclude; see package
 // github.com/sentinelgen/sentinelgen/annotations for their grammar and
 // defaults, and package github.com/sentinelgen/sentinelgen/generator for
 // the handlers' signatures and what the wrappers do. A wrapper's name is the
 // method's name capitalised (getOrder gets GetOrder); an exported method
 // needs wrapper=Name.
+//
+// # Decorating an interface
+//
+// Calls through code the package does not own (a generated gRPC client, a
+// database driver) are protected by a directive above an interface type:
+//
+//	//sentinel:decorate name=payments.{method} fallback=paymentsDown
+//	type Payments interface {
+//		Charge(ctx context.Context, orderID int64, cents int) (string, error)
+//		Refund(ctx context.Context, chargeID string) error
+//	}
+//
+// sentinelgen writes func ProtectPayments(next Payments) Payments; each
+// method of what it returns enters its own resource (payments.Charge,
+// payments.Refund) and calls next's as a wrapper calls its method.
+// exclude=A,B passes methods through unprotected, and wrapper= renames
+// the constructor.
 //
 // # Output
 //
@@ -87,37 +104,47 @@
 //
 // # Checking rule files
 //
-//	sentinelgen rules check [-kind name] [-pkg patterns] [-also names] [-tags list] FILE...
+//	sentinelgen rules check [-kind name] [-pkg patterns] [-also names] [-tags list] [-strict] FILE...
 //
 // validates rule files (one kind each, told by name or content, or by
-// -kind as rules push takes it, or a combined file) with exactly the
-// errors a load would give, as file:line:col: messages, and exits 1 if
-// any rule is invalid. Each valid file gets a line on standard output
-// saying what was checked:
+// -kind, or a combined file) with exactly the errors a load would give,
+// as file:line:col: messages, and exits 1 if any rule is invalid. Each
+// file that passes gets a line on standard output saying what was
+// checked:
 //
 //	rules/flow.json: 3 flow rules checked against 12 declared resources: valid (1 warning)
 //
-// With -pkg it
-// also warns, on standard output, about every rule whose resource no
-// //sentinel:resource directive of those packages declares, with a "did you
-// mean": a typo in a rule file silently protects nothing, in Java and in the
-// Go port. -also adds names declared elsewhere, such as HTTP routes:
+// With -pkg it also checks every rule's resource against the resources
+// that the //sentinel:resource directives of those packages declare, and
+// fails (exit 1) on a rule whose resource none has, with a "did you mean":
+// a typo in a rule file silently protects nothing, in Java and in the Go
+// port. -also adds names declared elsewhere, such as HTTP routes:
 //
 //	sentinelgen rules check -pkg ./... -also /api/order rules/*.json
 //
-// It also warns, on standard output, about what loads only because Java's
-// parsers accept it, so that a team can clean its files: comments, trailing
+// It warns, on standard output, about what loads but probably does not
+// do what its author meant: a rule that blocks every call (a flow or
+// hot-parameter count of 0, a system qps of 0); a misspelt field beside
+// the field it means (a misspelt threshold left unset is an error, as it
+// is for every rule source); what loads only because Java's parsers
+// accept it, so that a team can clean its files: comments, trailing
 // commas, text after the document, quoted numbers and booleans, whole
 // decimals for integer fields, null where Jackson would read 0; rules
 // Java's validators accept that do not do what they seem to (an unknown
 // strategy code passes every call); and two shapes Java loads as no rule
 // at all, without a word: a dashboard export that wraps each rule in
 // {"app": ..., "rule": {...}}, and a gateway rule's paramItem in a
-// hot-parameter file. Warnings never make the exit status 1.
+// hot-parameter file. Warnings make the exit status 1 with -strict only
+// (for CI).
 //
 // Each dry-run rule ("dryRun": true) gets a note on standard output: it
 // admits every call, and Java Sentinel, which ignores the field, would
 // enforce it.
+//
+// Publishing a checked rule file to a fleet (etcd, Redis) is the work of
+// a separate command, github.com/sentinelgen/sentinelgen/cmd/sentinelctl
+// (sentinelctl rules push), so that sentinelgen, added to a module as a
+// tool, brings no etcd, Redis or gRPC client into it.
 //
 // # Version
 //
@@ -126,22 +153,4 @@
 // prints the module version the binary was built from (as the go
 // command recorded it: v1.4.0 for a released version, (devel) with the
 // VCS revision for a build from a checkout) and the Go version.
-//
-// # Pushing rules to a fleet
-//
-//	sentinelgen rules push -etcd ADDR -key K [flags] FILE
-//	sentinelgen rules push -redis ADDR -key K -channel C [flags] FILE
-//
-// checks FILE exactly as rules check does (the same report, and -pkg,
-// -also and -tags), and only when it has no error publishes it: to an
-// etcd key (a put), or to a Redis key and channel (SET and PUBLISH in one
-// MULTI, as Java's sentinel-datasource-redis expects). A document the
-// instances would refuse never reaches them; what is published is the
-// bytes checked. -kind names the document's kind when its file name and
-// fields do not tell; -timeout bounds the wait for the server (10 s).
-// Instances follow the key with packages runtime/datasource/etcd and
-// runtime/datasource/redis. Exit status 1 when the file is refused or the
-// server fails, 2 for a usage error:
-//
-//	sentinelgen rules push -etcd 10.0.0.5:2379 -key /sentinel/orders/flow rules/flow.json
 package main

@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/sentinelgen/sentinelgen/generator"
+	"github.com/sentinelgen/sentinelgen/internal/rulecheck"
 )
 
 const generateUsage = "usage: sentinelgen [-check] [-tags list] [-v] [packages]\n" +
-	"       sentinelgen rules check [-kind name] [-pkg patterns] [-also names] [-tags list] FILE...\n" +
-	"       sentinelgen rules push (-etcd ADDR -key K | -redis ADDR -key K -channel C) [check flags] FILE\n" +
+	"       sentinelgen rules check [-kind name] [-pkg patterns] [-also names] [-tags list] [-strict] FILE...\n" +
 	"       sentinelgen version"
 
 // genFlags is the generator's command line, parsed.
@@ -35,7 +35,8 @@ func parseGenFlags(args []string, stderr io.Writer) (genFlags, error) {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), generateUsage)
 		fs.PrintDefaults()
-		fmt.Fprintln(fs.Output(), "\nSubcommands: rules check validates rule files, rules push publishes one to etcd or Redis\n(sentinelgen rules check -h, sentinelgen rules push -h), version prints the version.")
+		fmt.Fprintln(fs.Output(), "\nSubcommands: rules check validates rule files (sentinelgen rules check -h), version prints the version.\n"+
+			"sentinelctl rules push publishes a rule file to etcd or Redis (go run github.com/sentinelgen/sentinelgen/cmd/sentinelctl -h).")
 	}
 	if err := fs.Parse(args); err != nil {
 		return f, usageError{} // flag printed the problem (or -h's help) and the usage
@@ -59,7 +60,7 @@ func runGenerate(env runEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	rel := func(path string) string { return relPath(cwd, path) }
+	rel := func(path string) string { return rulecheck.RelPath(cwd, path) }
 
 	problems := false
 	for _, e := range res.Errors() {
@@ -199,13 +200,4 @@ func writeFileAtomic(path string, content []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// relPath shows path relative to the working directory when it is below
-// it, as go vet does.
-func relPath(cwd, path string) string {
-	if r, err := filepath.Rel(cwd, path); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return path
 }

@@ -1,45 +1,26 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
+
+	"github.com/sentinelgen/sentinelgen/internal/rulecheck"
 )
 
 func main() {
 	os.Exit(exitCode(run(os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
 
-// usageError is a command line that does not parse: exit status 2.
-type usageError struct{ msg string }
-
-func (e usageError) Error() string { return e.msg }
-
-// problemsError says problems were reported already: exit status 1,
-// nothing more to print.
-type problemsError struct{}
-
-func (problemsError) Error() string { return "problems reported" }
+// The errors a command returns: a usage error (exit status 2), or
+// problems printed already (exit status 1).
+type (
+	usageError    = rulecheck.UsageError
+	problemsError = rulecheck.Reported
+)
 
 // exitCode maps run's error to the exit status, printing what was not
 // printed yet.
-func exitCode(err error, stderr io.Writer) int {
-	var usage usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &usage):
-		if usage.msg != "" {
-			fmt.Fprintln(stderr, "sentinelgen:", usage.msg)
-		}
-		return 2
-	case errors.Is(err, problemsError{}):
-		return 1
-	}
-	fmt.Fprintln(stderr, "sentinelgen:", err)
-	return 1
-}
+func exitCode(err error, stderr io.Writer) int { return rulecheck.ExitCode("sentinelgen", err, stderr) }
 
 // runEnv is what a command takes from its process. main passes the real
 // one; tests pass their own, so that they run in parallel.
@@ -51,6 +32,11 @@ type runEnv struct {
 	// goGenerate: run by go generate, which fails on a file of the
 	// package removed under it, so orphans are emptied instead (a Stub).
 	goGenerate bool
+}
+
+// check is the environment of a rule check.
+func (env runEnv) check() rulecheck.Env {
+	return rulecheck.Env{Dir: env.dir, Environ: env.environ, Stdout: env.stdout, Stderr: env.stderr}
 }
 
 // run runs one command line in the process's working directory.

@@ -75,7 +75,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 	assert.Contains(t, stderr, "usage: sentinelgen")
 	code, _, stderr = sentinelgen(runEnv{}, "-h")
 	assert.Equal(t, 2, code)
-	for _, sub := range []string{"sentinelgen rules check", "sentinelgen rules push", "sentinelgen version"} {
+	for _, sub := range []string{"sentinelgen rules check", "sentinelctl rules push", "sentinelgen version"} {
 		assert.Contains(t, stderr, sub, "-h names every subcommand")
 	}
 }

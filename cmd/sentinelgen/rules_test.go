@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestRulesCheckAcceptsGoodFilesAndWarnsOnUndeclaredResources(t *testing.T) {
+func TestRulesCheckFailsOnUndeclaredResources(t *testing.T) {
 	dir, env := module(t, map[string]string{
 		"svc/svc.go": `package svc
 
@@ -23,11 +23,16 @@ func (s *Svc) get(ctx context.Context) (int, error) { return 1, nil }
  {"resource": "/api/order", "count": 20}]`,
 	})
 	code, stdout, stderr := sentinelgen(env, "rules", "check", "-pkg", "./...", "-also", "/api/order", "rules/flow.json")
-	assert.Equal(t, 0, code, stderr)
-	assert.Equal(t, "rules/flow.json:2:2: rule 1 (resource \"getOrdr\"): warning: no declared resource is named \"getOrdr\" (did you mean \"getOrder\"?)\n"+
-		"rules/flow.json: 3 flow rules checked against 2 declared resources: valid (1 warning)\n", stdout)
+	assert.Equal(t, 1, code, "a rule that protects nothing fails the check")
+	assert.Equal(t, "rules/flow.json:2:2: rule 1 (resource \"getOrdr\"): warning: no declared resource is named \"getOrdr\" (did you mean \"getOrder\"?)\n", stdout)
+	assert.Equal(t, "rules/flow.json: 3 flow rules checked against 2 declared resources: loads, but fails the check: 1 rule names no declared resource\n", stderr)
 	assert.NotContains(t, stdout, "/api/order", "names given with -also count as declared")
 	assert.NoFileExists(t, filepath.Join(dir, "svc", "svc_sentinel.go"), "rules check writes nothing")
+
+	write(t, filepath.Join(dir, "rules", "flow.json"), `[{"resource": "getOrder", "count": 10}, {"resource": "/api/order", "count": 20}]`)
+	code, stdout, stderr = sentinelgen(env, "rules", "check", "-pkg", "./...", "-also", "/api/order", "rules/flow.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, "rules/flow.json: 2 flow rules checked against 2 declared resources: valid\n", stdout)
 }
 
 func TestRulesCheckReportsInvalidRulesAndExits1(t *testing.T) {
@@ -103,13 +108,17 @@ rules/sentinel.json: 2 rules of a combined document checked: valid
 // and a refusal the typo causes names it.
 func TestRulesCheckWarnsOnMisspeltFields(t *testing.T) {
 	_, env := module(t, map[string]string{
-		"rules/flow.json":     `[{"resource": "getOrder", "grade": 1, "cout": 3, "id": 7, "gmtCreate": 1}]`,
+		"rules/flow.json":     `[{"resource": "getOrder", "grade": 1, "count": 3, "maxQueueingTimeMss": 3, "id": 7, "gmtCreate": 1}]`,
 		"rules/bad-flow.json": `[{"resource": "getOrder", "count": 3, "strategy": 1, "refResorce": "other"}]`,
+		"rules/cuont.json":    `[{"resource": "getOrder", "cuont": 20}]`,
 	})
 	code, stdout, stderr := sentinelgen(env, "rules", "check", "rules/flow.json")
 	assert.Equal(t, 0, code, stderr)
-	assert.Contains(t, stdout, `rules/flow.json:1:39: rule 0 (resource "getOrder"): warning: cout is not a field of this rule; did you mean "count"? It is ignored, as Java ignores unknown fields, so count keeps its default 0`+"\n")
+	assert.Contains(t, stdout, `rules/flow.json:1:51: rule 0 (resource "getOrder"): warning: maxQueueingTimeMss is not a field of this rule; did you mean "maxQueueingTimeMs"?`)
 	assert.NotContains(t, stdout, "gmtCreate", "the dashboard's own fields stay quiet")
+	code, _, stderr = sentinelgen(env, "rules", "check", "-kind", "flow", "rules/cuont.json")
+	assert.Equal(t, 1, code, "a misspelt threshold left unset is refused")
+	assert.Contains(t, stderr, `rules/cuont.json:1:2: rule 0 (resource "getOrder"): count is not set, and the rule has "cuont": did you mean "count"?`)
 	code, _, stderr = sentinelgen(env, "rules", "check", "rules/bad-flow.json")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, `(the rule has "refResorce": did you mean "refResource"?)`)
@@ -134,4 +143,30 @@ func TestRulesCheckSaysWhatItCheckedAndTakesKind(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `unknown -kind "flwo"; did you mean flow?`)
 	assert.Contains(t, stderr, "usage: sentinelgen rules check")
+}
+
+// A rule that blocks every call is valid, and a warning; -strict fails on
+// any warning.
+func TestRulesCheckWarnsOnRulesThatBlockEveryCallAndStrictFails(t *testing.T) {
+	_, env := module(t, map[string]string{
+		"rules/flow.json": `[{"resource": "getOrder", "count": 0}]`,
+		"rules/ok.json":   `[{"resource": "getOrder", "count": 10}]`,
+	})
+	code, stdout, stderr := sentinelgen(env, "rules", "check", "rules/flow.json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Equal(t, `rules/flow.json:1:2: rule 0 (resource "getOrder"): warning: count is 0: the rule blocks every call; fine if meant (a switch that closes the resource), else set the threshold, or add "dryRun": true to see what it would block`+"\n"+
+		"rules/flow.json: 1 flow rule checked: valid (1 warning)\n", stdout)
+	code, _, stderr = sentinelgen(env, "rules", "check", "-strict", "rules/flow.json", "rules/ok.json")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "rules/flow.json: 1 flow rule checked: loads, but fails the check: 1 warning, and -strict fails on warnings\n", stderr)
+	code, _, stderr = sentinelgen(env, "rules", "check", "-strict", "rules/ok.json")
+	assert.Equal(t, 0, code, stderr)
+}
+
+// The fleet's commands moved to sentinelctl: the old command line says
+// where, and the generator links no client of a fleet's servers.
+func TestRulesPushSaysToUseSentinelctl(t *testing.T) {
+	code, _, stderr := sentinelgen(runEnv{dir: t.TempDir()}, "rules", "push", "-etcd", "a:1", "-key", "k", "flow.json")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "go run github.com/sentinelgen/sentinelgen/cmd/sentinelctl rules push")
 }

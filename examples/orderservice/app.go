@@ -140,6 +140,9 @@ func (a *app) observability() map[string]http.Handler {
 // URL is where the API listens.
 func (a *app) URL() string { return "http://" + a.ln.Addr().String() }
 
+// PageURL is the address of the live page (runtime/dashboard).
+func (a *app) PageURL() string { return a.URL() + "/sentinel/" }
+
 // Close stops serving and watching.
 func (a *app) Close() error {
 	var errs []error

@@ -70,6 +70,7 @@ func runDemo(ctx context.Context, out io.Writer, d time.Duration) error {
 	}
 	defer g.Close()
 	fmt.Fprintf(out, "orderservice demo: serving %s and gRPC on %s, rules in %s, load for %s\n", a.URL(), a.GRPCAddr(), dir, d)
+	fmt.Fprintf(out, "live page: %s (open it now: it shows why each resource blocks, while the demo runs)\n", a.PageURL())
 	fmt.Fprintln(out, "load: GET /api/order 40/s; GET /api/orders 10/s as alice and 10/s as vip; POST pay 10/s; 5 clients creating orders; gRPC GetOrder 20/s")
 	fmt.Fprintln(out, "rules: /api/order 20 QPS, getOrder 15 QPS, createOrder 2 threads, payOrder breaker at 50% errors, listOrders 5 QPS per user (vip 100), gRPC GetOrder 10 QPS")
 

@@ -180,6 +180,7 @@ func TestDemoRuns(t *testing.T) {
 	require.GreaterOrEqual(t, header, 0)
 	assert.Greater(t, loaded, header, "the first load is told under the table's header:\n%s", out.String())
 	assert.NotContains(t, out.String(), " 1 rules")
+	assert.Regexp(t, `(?m)^live page: http://127\.0\.0\.1:\d+/sentinel/ `, out.String(), "the demo says where its page is")
 }
 
 // The breaker column tells the states of the second the figures are for.

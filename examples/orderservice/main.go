@@ -24,16 +24,19 @@
 // Usage:
 //
 //	go run ./examples/orderservice [-addr 127.0.0.1:8080] [-grpc-addr 127.0.0.1:9090] [-rules DIR] [-payments URL]
-//	    [-dashboard HOST:PORT [-sentinel-api 127.0.0.1:8719] [-app orderservice]]
+//	    [-java-dashboard HOST:PORT [-sentinel-api 127.0.0.1:8719] [-app orderservice]]
 //	go run ./examples/orderservice -demo
 //
 // Without -rules the service copies its built-in rule files to a temporary
-// directory and prints it: edit them while it runs. The live dashboard is at
-// /sentinel/ and Prometheus metrics at /metrics. With -dashboard the service
-// registers with a Java sentinel-dashboard, which shows its traffic and
-// sets its rules (written back to the rule files). -demo starts the
-// service on a free port, drives load at it for about ten seconds, prints
-// a table per second, edits a rule file mid-run, and exits.
+// directory and prints it: edit them while it runs. It prints the address
+// of its live page, /sentinel/ (each resource's traffic, why it blocks,
+// the breakers and the rules in force), and Prometheus metrics are at
+// /metrics. With -java-dashboard the service also registers with a Java
+// sentinel-dashboard server, which shows its traffic and sets its rules
+// (written back to the rule files); -dashboard is that flag's old name.
+// -demo starts the service on a free port, prints the page's address,
+// drives load at it for about ten seconds, prints a table per second,
+// edits a rule file mid-run, and exits.
 package main
 
 import (
@@ -50,7 +53,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdout)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	switch {
 	case err == nil:
@@ -62,8 +65,9 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, args []string, stdout io.Writer) error {
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("orderservice", flag.ContinueOnError)
+	flags.SetOutput(stderr)
 	addr := flags.String("addr", "127.0.0.1:8080", "listen address")
 	grpcAddr := flags.String("grpc-addr", "127.0.0.1:9090", "gRPC listen address (\"\" serves no gRPC)")
 	rulesDir := flags.String("rules", "", "directory of flow.json, degrade.json and paramflow.json (default: a temporary copy of the built-in rules)")
@@ -71,6 +75,17 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	demo := flags.Bool("demo", false, "run the demo: serve on a free port, drive load, print a table, edit a rule, exit")
 	demoFor := flags.Duration("demo-duration", 10*time.Second, "how long the demo drives load")
 	sentinelDash := addDashboardFlags(flags)
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), `Usage: orderservice [flags]
+
+Serves the order API over HTTP and gRPC, protected by Sentinel rules. Its
+live page is at http://ADDR/sentinel/ (each resource's traffic, why it
+blocks, the breakers and the rules in force); Prometheus metrics are at
+/metrics. -demo runs it on a free port under load for ten seconds.
+
+Flags:`)
+		flags.PrintDefaults()
+	}
 	if err := flags.Parse(args); err != nil {
 		return err
 	}
@@ -99,6 +114,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "orderservice listening on %s, rules in %s\n", a.URL(), cfg.rulesDir)
+	fmt.Fprintf(stdout, "live page: %s\n", a.PageURL())
 	if a.GRPCAddr() != "" {
 		fmt.Fprintf(stdout, "gRPC API (orders.OrderService) on %s\n", a.GRPCAddr())
 	}

@@ -12,9 +12,10 @@ import (
 )
 
 // sentinelDashboard is how the service registers with a Java
-// sentinel-dashboard: flags, or Java's environment variables
-// (PROJECT_NAME, CSP_SENTINEL_DASHBOARD_SERVER, CSP_SENTINEL_API_PORT, ...)
-// which the flags override.
+// sentinel-dashboard, a server of its own and not the built-in page at
+// /sentinel/: flags, or Java's environment variables (PROJECT_NAME,
+// CSP_SENTINEL_DASHBOARD_SERVER, CSP_SENTINEL_API_PORT, ...) which the
+// flags override.
 type sentinelDashboard struct {
 	dashboard string
 	api       string
@@ -23,9 +24,15 @@ type sentinelDashboard struct {
 
 func addDashboardFlags(flags *flag.FlagSet) *sentinelDashboard {
 	d := &sentinelDashboard{}
-	flags.StringVar(&d.dashboard, "dashboard", "", "Java sentinel-dashboard to register with, host:port (comma-separated for several)")
-	flags.StringVar(&d.api, "sentinel-api", "", "where the dashboard calls this service's commands, host:port (default 127.0.0.1:8719 with -dashboard)")
-	flags.StringVar(&d.app, "app", "", "application name in the dashboard (default orderservice)")
+	flags.StringVar(&d.dashboard, "java-dashboard", "", "a Java sentinel-dashboard server to register with, host:port (comma-separated for several);\nnot the built-in page, which is always at /sentinel/")
+	// The flag's old name, which read as if it turned the built-in page on.
+	flags.Func("dashboard", "deprecated: use -java-dashboard", func(v string) error {
+		fmt.Fprintln(flags.Output(), "orderservice: -dashboard is deprecated: use -java-dashboard (a Java sentinel-dashboard server; the built-in page is always at /sentinel/)")
+		d.dashboard = v
+		return nil
+	})
+	flags.StringVar(&d.api, "sentinel-api", "", "where the Java sentinel-dashboard calls this service's commands, host:port (default 127.0.0.1:8719 with -java-dashboard)")
+	flags.StringVar(&d.app, "app", "", "application name in the Java sentinel-dashboard (default orderservice)")
 	return d
 }
 
@@ -62,6 +69,6 @@ func (d *sentinelDashboard) start(ctx context.Context, rulesDir string, stdout i
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stdout, "sentinel command center on %s, app %q, dashboard %q\n", srv.Addr(), cfg.App, cfg.Dashboard)
+	fmt.Fprintf(stdout, "sentinel command center on %s, app %q, Java sentinel-dashboard %q\n", srv.Addr(), cfg.App, cfg.Dashboard)
 	return srv.Close, nil
 }

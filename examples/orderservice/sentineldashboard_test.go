@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -64,4 +65,39 @@ func TestRegistersWithASentinelDashboardAndTakesItsRules(t *testing.T) {
 	codes := a.statuses(3, http.MethodGet, "/api/order?id=1")
 	assert.Equal(t, 1, codes[http.StatusOK], "the dashboard's limit of 1 applies: %v", codes)
 	assert.Equal(t, 2, codes[http.StatusTooManyRequests])
+}
+
+// -h names the built-in page; the Java dashboard's flag says it is not
+// that page, and its old name, -dashboard, still works and says it is
+// deprecated.
+func TestFlagsNameThePageApartFromTheJavaDashboard(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"-h"}, &stdout, &stderr)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	assert.Contains(t, stderr.String(), "Its\nlive page is at http://ADDR/sentinel/")
+	assert.Contains(t, stderr.String(), "-java-dashboard string\n    \ta Java sentinel-dashboard server")
+	assert.Contains(t, stderr.String(), "not the built-in page, which is always at /sentinel/")
+
+	tests := []struct {
+		name, flag string
+		deprecated bool
+	}{
+		{name: "the new name", flag: "-java-dashboard"},
+		{name: "the old name, deprecated", flag: "-dashboard", deprecated: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			flags := flag.NewFlagSet("orderservice", flag.ContinueOnError)
+			flags.SetOutput(&out)
+			d := addDashboardFlags(flags)
+			require.NoError(t, flags.Parse([]string{tt.flag, "127.0.0.1:8858"}))
+			assert.Equal(t, "127.0.0.1:8858", d.dashboard)
+			if tt.deprecated {
+				assert.Equal(t, "orderservice: -dashboard is deprecated: use -java-dashboard (a Java sentinel-dashboard server; the built-in page is always at /sentinel/)\n", out.String())
+			} else {
+				assert.Empty(t, out.String())
+			}
+		})
+	}
 }

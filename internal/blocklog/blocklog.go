@@ -119,6 +119,7 @@ type entry struct {
 	k      key
 	sec    int64
 	rule   any
+	id     any // AddFor's id of the block that made the entry, if any
 	blocks atomic.Int64
 }
 
@@ -145,6 +146,20 @@ type Hint struct {
 	e atomic.Pointer[entry]
 }
 
+// Last is the key of the block the Hint last went to: its type and rule
+// as Add was given them, and the Unix second it was counted in; ok is
+// false before the first. It is what a page shows as the rule that
+// blocked last, read without cost to the blocked path, which keeps the
+// Hint anyway. Past MaxKeys distinct keys in a second, the blocks not
+// counted apart leave it at the last key that was.
+func (h *Hint) Last() (typ string, rule any, second int64, ok bool) {
+	e := h.e.Load()
+	if e == nil {
+		return "", nil, 0, false
+	}
+	return e.k.typ, e.rule, e.sec, true
+}
+
 // New returns an aggregator that writes to logger() and reads the runtime
 // clock with now (Unix ms).
 func New(logger func() *slog.Logger, now func() int64) *Aggregator {
@@ -161,7 +176,21 @@ func (a *Aggregator) SetLines(n int) { a.lines.Store(int64(max(n, 1))) }
 // call from origin ("" when unknown). h, which may be nil, is the caller's
 // Hint.
 func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, origin string, n int64) {
-	a.add(h, now, key{resource: resource, typ: typ, origin: origin, rule: rule}, n)
+	a.add(h, nil, now, key{resource: resource, typ: typ, origin: origin, rule: rule}, n)
+}
+
+// AddFor is Add for a block that id, a pointer, stands for: the caller
+// passes the same id for every block of the same resource, type and rule
+// (the runtime's shared BlockError), so that a storm of them finds its
+// entry in h by id and origin, without comparing the rest of the key. A
+// nil id is Add.
+func (a *Aggregator) AddFor(h *Hint, id any, now int64, resource, typ string, rule any, origin string, n int64) {
+	if id != nil && h != nil {
+		if e := h.e.Load(); e != nil && e.id == id && e.sec >= now/1000 && e.k.origin == origin && e.tryAdd(n) {
+			return
+		}
+	}
+	a.add(h, id, now, key{resource: resource, typ: typ, origin: origin, rule: rule}, n)
 }
 
 // AddDryRun counts n would-be blocks: calls that a dry-run rule would have
@@ -169,10 +198,10 @@ func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, ori
 // ("sentinel: would block (dry run)"). h should be a Hint kept for dry-run
 // blocks only, so that it does not alternate with the caller's blocks.
 func (a *Aggregator) AddDryRun(h *Hint, now int64, resource, typ string, rule any, origin string, n int64) {
-	a.add(h, now, key{resource: resource, typ: typ, origin: origin, rule: rule, dryRun: true}, n)
+	a.add(h, nil, now, key{resource: resource, typ: typ, origin: origin, rule: rule, dryRun: true}, n)
 }
 
-func (a *Aggregator) add(h *Hint, now int64, k key, n int64) {
+func (a *Aggregator) add(h *Hint, id any, now int64, k key, n int64) {
 	resource, rule := k.resource, k.rule
 	if rule != nil && !keyable(rule) {
 		k.rule = reflect.TypeOf(rule) // a rule that cannot be a map key: one line per type
@@ -198,7 +227,7 @@ func (a *Aggregator) add(h *Hint, now int64, k key, n int64) {
 			h.e.Store(e)
 		}
 	} else if len(a.entries) < MaxKeys {
-		e := &entry{k: k, sec: a.sec, rule: rule}
+		e := &entry{k: k, sec: a.sec, rule: rule, id: id}
 		e.blocks.Store(n)
 		a.entries[k] = e
 		a.order = append(a.order, e)

@@ -339,6 +339,35 @@ func TestHintedBlocksSurviveConcurrentFlushes(t *testing.T) {
 	assert.EqualValues(t, 16000, total)
 }
 
+// A Hint names the type and rule of the last block it went to, through
+// the lock-free path and after the second's lines were written, so a page
+// can show why a resource blocks at no cost to blocked calls.
+func TestHintNamesTheLastBlock(t *testing.T) {
+	var c capture
+	var now atomic.Int64
+	now.Store(t0)
+	a := newAggregator(&c, &now)
+	var hint blocklog.Hint
+	_, _, _, ok := hint.Last()
+	assert.False(t, ok, "nothing blocked yet")
+
+	flowRule, breaker := &rule{"flow"}, &rule{"breaker"}
+	a.Add(&hint, t0+5, "res", "flow", flowRule, "", 1)
+	a.Add(&hint, t0+6, "res", "flow", flowRule, "", 1) // the lock-free path
+	typ, r, sec, ok := hint.Last()
+	require.True(t, ok)
+	assert.Equal(t, "flow", typ)
+	assert.Same(t, flowRule, r)
+	assert.Equal(t, t0/1000, sec)
+
+	a.Add(&hint, t0+1500, "res", "degrade", breaker, "app-a", 1)
+	a.Flush()
+	typ, r, sec, _ = hint.Last()
+	assert.Equal(t, "degrade", typ, "the latest block, its line written")
+	assert.Same(t, breaker, r)
+	assert.Equal(t, t0/1000+1, sec)
+}
+
 func BenchmarkAddWithHint(b *testing.B) {
 	var now atomic.Int64
 	now.Store(t0)

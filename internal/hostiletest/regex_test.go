@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"time"
@@ -133,4 +135,116 @@ func TestTooComplexRegexRulesAreRefused(t *testing.T) {
 	assert.Contains(t, re.Reason, "states")
 	_, b := runtime.Entry(context.Background(), "/kept/x")
 	assert.NotNil(t, b, "the rules in force stay")
+}
+
+// classDocument is count regex flow rules of about 1,000 instructions and
+// 30-60 bytes each, every one reading class, where the issue's attacker
+// put Unicode classes.
+func classDocument(count int, class string) []flow.Rule {
+	rules := make([]flow.Rule, count)
+	for i := range rules {
+		rules[i] = flow.Rule{Resource: fmt.Sprintf(`/svc%02d/%s{990}`, i, class), Regex: true, Grade: flow.GradeQPS, Count: 1}
+	}
+	return rules
+}
+
+// loadCost is the least time and the bytes allocated of three loads of
+// rules.
+func loadCost(t *testing.T, rules []flow.Rule) (time.Duration, uint64) {
+	t.Helper()
+	best := time.Duration(math.MaxInt64)
+	var bytes uint64
+	for range 3 {
+		var before, after goruntime.MemStats
+		goruntime.ReadMemStats(&before)
+		start := time.Now()
+		_ = flow.LoadRules(rules) // loaded or refused: either is bounded
+		best = min(best, time.Since(start))
+		goruntime.ReadMemStats(&after)
+		bytes = after.TotalAlloc - before.TotalAlloc
+		_ = flow.LoadRules(nil)
+	}
+	return best, bytes
+}
+
+// Character classes were classified once per instruction reading them,
+// outside the build's budget: 97 rules of `[\pL\pN_.~-]{990}` (9 KB) took
+// 3.4 s and 2.7 GB to load, where a plain rune in place of each class took
+// 50 ms. Sets of runes are now read once per rule set and their work
+// counted: a document of classes costs about what its shape does.
+func TestRegexClassesCostAboutWhatPlainRunesCost(t *testing.T) {
+	for _, class := range []string{`[\pL\pN_.~-]`, `(?i:[\p{Greek}k])`} {
+		for _, count := range []int{97} {
+			plainTime, plainBytes := loadCost(t, classDocument(count, "x"))
+			classTime, classBytes := loadCost(t, classDocument(count, class))
+			t.Logf("%d rules of %s: %v, %d MB; with a plain rune: %v, %d MB", count, class, classTime, classBytes>>20, plainTime, plainBytes>>20)
+			assert.Less(t, classBytes, 10*plainBytes+1<<20, "%d rules of %s: bytes allocated", count, class)
+			assert.Less(t, classTime, 10*plainTime+50*time.Millisecond, "%d rules of %s: time", count, class)
+		}
+	}
+}
+
+// Patterns over the instruction cap were compiled before they were
+// refused: 300 of 15,000 instructions took seconds. Their size is now
+// counted on the parsed tree.
+func TestOverCapRegexRulesAreRefusedBeforeCompiling(t *testing.T) {
+	rules := make([]flow.Rule, 300)
+	for i := range rules {
+		rules[i] = flow.Rule{Resource: fmt.Sprintf(`(?:abcdefghijklmn%c){1000}`, 'a'+i%26) + strings.Repeat("z", i/26), Regex: true, Grade: flow.GradeQPS, Count: 1}
+	}
+	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: `/kept/.*`, Regex: true, Grade: flow.GradeQPS, Count: 0}}))
+	defer func() { _ = flow.LoadRules(nil) }()
+
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	start := time.Now()
+	err := flow.LoadRules(rules)
+	elapsed := time.Since(start)
+	goruntime.ReadMemStats(&after)
+
+	var errs runtime.RuleErrors
+	require.ErrorAs(t, err, &errs)
+	require.Len(t, errs, 300, "each rule is named")
+	assert.Equal(t, 0, errs[0].Index)
+	assert.Equal(t, "resource", errs[0].Field)
+	assert.Equal(t, "is refused (regex is true): the pattern compiles to 15004 instructions, over the cap of 5000", errs[0].Reason)
+	// Compiling each took about 1 MB and a few milliseconds; parsing takes
+	// a few kilobytes and microseconds. The bound leaves room for a loaded
+	// machine and the race detector.
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(32<<20), "bytes allocated to refuse 300 patterns")
+	assert.Less(t, elapsed, time.Second)
+	_, b := runtime.Entry(context.Background(), "/kept/x")
+	assert.NotNil(t, b, "the rules in force stay")
+}
+
+// Go's regexp reads `b[\x{D800}-\x{FFFD}]` as matching b then U+E000 to
+// U+FFFD, or an invalid byte (read as U+FFFD). A rule whose class differed
+// from another only in surrogate code points, which no name holds, was
+// given the other's classes and stopped applying.
+func TestRegexRuleKeepsItsMeaningBesideSurrogateClasses(t *testing.T) {
+	defer func() { _ = flow.LoadRules(nil) }()
+	for _, other := range []string{`b[\x{D800}-\x{DFFF}]`, `b[\x{D800}-\x{DBFF}\x{E000}]`, `b[\x{DC00}-\x{FFFD}]`} {
+		for _, first := range []bool{true, false} {
+			rules := []flow.Rule{
+				{Resource: `b[\x{D800}-\x{FFFD}]`, Regex: true, Grade: flow.GradeQPS, Count: 0},
+				{Resource: other, Regex: true, Grade: flow.GradeQPS, Count: 1e9},
+			}
+			if first {
+				rules[0], rules[1] = rules[1], rules[0]
+			}
+			require.NoError(t, flow.LoadRules(rules))
+			for _, name := range []string{"b\uE000", "b\xff", "b\uFFFD", "b\uF123"} {
+				_, b := runtime.Entry(context.Background(), name)
+				if assert.NotNil(t, b, "%q beside %s (first: %v)", name, other, first) {
+					assert.Equal(t, `b[\x{D800}-\x{FFFD}]`, b.Rule().ResourceName())
+				}
+			}
+			for _, name := range []string{"b\uD7FF", "bx", "b"} {
+				e, b := runtime.Entry(context.Background(), name)
+				if assert.Nil(t, b, "%q beside %s", name, other) {
+					e.Exit()
+				}
+			}
+		}
+	}
 }

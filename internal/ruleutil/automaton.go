@@ -6,7 +6,6 @@ import (
 	"regexp/syntax"
 	"slices"
 	"sort"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -62,9 +61,12 @@ func (a *automaton) classOf(r rune) uint16 {
 	return a.class[i]
 }
 
-// errTooComplex is why an automaton was not built: over its states or
-// cells, or over the work budget.
-var errTooComplex = errors.New("too complex")
+// Why an automaton was not built: over its states or table entries, or
+// over the work it was given.
+var (
+	errTooLarge   = errors.New("too large")
+	errOverBudget = errors.New("over the work budget")
+)
 
 // The kinds of rune read last, for the empty-width assertions.
 const (
@@ -84,6 +86,7 @@ type automatonBuilder struct {
 
 	reps      []rune     // a rune of each class
 	classKind []uint8    // the kind of each class's runes (prevWord, ...)
+	reads     []int32    // for each instruction, the rune set it reads (-1: none)
 	classesOf [][]uint16 // for each rune instruction, the classes it reads
 
 	maxStates int
@@ -102,13 +105,16 @@ type automatonBuilder struct {
 	kinds []uint8
 }
 
-// buildAutomaton builds the automaton of progs, which are anchored
-// programs; pattern i of the automaton is progs[i].
-func buildAutomaton(progs []*syntax.Prog, maxStates, maxCells int, work *int64) (*automaton, error) {
+// buildAutomaton builds the automaton of pats, whose programs are
+// anchored and read the sets of sets; pattern i of the automaton is
+// pats[i].
+func buildAutomaton(pats []compiledPattern, sets *runeSets, maxStates, maxCells int, work *int64) (*automaton, error) {
 	b := &automatonBuilder{maxStates: maxStates, maxCells: maxCells, work: work, index: map[uint64][]uint16{}, seed: maphash.Comparable(maphash.MakeSeed(), 0)}
 	var starts []uint32
-	for i, p := range progs {
+	for i, cp := range pats {
+		p := cp.prog
 		off := uint32(len(b.insts))
+		b.reads = append(b.reads, cp.sets...)
 		for _, in := range p.Inst {
 			switch in.Op {
 			case syntax.InstMatch, syntax.InstFail:
@@ -133,7 +139,7 @@ func buildAutomaton(progs []*syntax.Prog, maxStates, maxCells int, work *int64) 
 	b.marks = make([]uint32, len(b.insts))
 	b.nextMk = make([]uint32, len(b.insts))
 	a := &automaton{}
-	if err := b.classify(a); err != nil {
+	if err := b.classify(a, pats, sets); err != nil {
 		return nil, err
 	}
 	// State 0 is dead: no instruction left, nothing can match.
@@ -159,137 +165,12 @@ func buildAutomaton(progs []*syntax.Prog, maxStates, maxCells int, work *int64) 
 		a.next = append(a.next, row...)
 		a.accept = append(a.accept, acc)
 		if *b.work < 0 {
-			return nil, errTooComplex
+			return nil, errOverBudget
 		}
 	}
 	// Row 0 (dead) leads to itself; rows were appended from state 1 on.
 	a.next = append(make([]uint16, a.classes), a.next...)
 	return a, nil
-}
-
-// classify splits runes into classes and fills a's lookup tables.
-func (b *automatonBuilder) classify(a *automaton) error {
-	bounds := []rune{0, '\n', '\n' + 1, utf8.MaxRune + 1}
-	if b.context {
-		bounds = append(bounds, '0', '9'+1, 'A', 'Z'+1, '_', '_'+1, 'a', 'z'+1)
-	}
-	distinct := map[string]syntax.Inst{}
-	for _, in := range b.insts {
-		switch in.Op {
-		case syntax.InstRune, syntax.InstRune1:
-			fold := in.Op == syntax.InstRune && len(in.Rune) == 1 && syntax.Flags(in.Arg)&syntax.FoldCase != 0
-			key := string(in.Rune)
-			if fold {
-				key = "f" + key
-			}
-			if _, ok := distinct[key]; ok {
-				continue
-			}
-			distinct[key] = in
-			for i := 0; i+1 < len(in.Rune); i += 2 {
-				bounds = append(bounds, in.Rune[i], in.Rune[i+1]+1)
-			}
-			if len(in.Rune) == 1 {
-				bounds = append(bounds, in.Rune[0], in.Rune[0]+1)
-				if fold {
-					for r := unicode.SimpleFold(in.Rune[0]); r != in.Rune[0]; r = unicode.SimpleFold(r) {
-						bounds = append(bounds, r, r+1)
-					}
-				}
-			}
-		}
-	}
-	slices.Sort(bounds)
-	bounds = slices.Compact(bounds)
-	bounds = bounds[:len(bounds)-1] // MaxRune+1 only ends the last interval
-	insts := make([]syntax.Inst, 0, len(distinct))
-	for _, in := range distinct {
-		insts = append(insts, in)
-	}
-	*b.work -= int64(len(bounds)) * int64(len(insts)+1)
-	if *b.work < 0 {
-		return errTooComplex
-	}
-	// Intervals every instruction treats alike share a class.
-	bySig := map[string]uint16{}
-	sig := make([]byte, (len(insts)+2+7)/8)
-	a.bounds = bounds
-	a.class = make([]uint16, len(bounds))
-	for i, r := range bounds {
-		clear(sig)
-		for j := range insts {
-			if matchRune(&insts[j], r) {
-				sig[j/8] |= 1 << (j % 8)
-			}
-		}
-		if syntax.IsWordChar(r) {
-			sig[len(insts)/8] |= 1 << (len(insts) % 8)
-		}
-		if r == '\n' {
-			n := len(insts) + 1
-			sig[n/8] |= 1 << (n % 8)
-		}
-		c, ok := bySig[string(sig)]
-		if !ok {
-			if len(bySig) == 1<<16-1 {
-				return errTooComplex
-			}
-			c = uint16(len(bySig))
-			bySig[string(sig)] = c
-			b.reps = append(b.reps, r)
-		}
-		a.class[i] = c
-	}
-	a.classes = len(b.reps)
-	for r := range rune(utf8.RuneSelf) {
-		a.ascii[r] = a.classOf(r)
-	}
-	for _, r := range b.reps {
-		b.classKind = append(b.classKind, b.kindOf(r))
-	}
-	// The classes each distinct rune instruction reads, shared by its
-	// copies.
-	byKey := map[string][]uint16{}
-	b.classesOf = make([][]uint16, len(b.insts))
-	for pc := range b.insts {
-		in := &b.insts[pc]
-		switch in.Op {
-		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-		default:
-			continue
-		}
-		key := string(rune(in.Op)) + string(in.Rune)
-		if in.Op == syntax.InstRune && len(in.Rune) == 1 && syntax.Flags(in.Arg)&syntax.FoldCase != 0 {
-			key = "f" + key
-		}
-		cs, ok := byKey[key]
-		if !ok {
-			*b.work -= int64(len(b.reps))
-			for c, r := range b.reps {
-				if matchRune(in, r) {
-					cs = append(cs, uint16(c))
-				}
-			}
-			byKey[key] = cs
-		}
-		b.classesOf[pc] = cs
-	}
-	if *b.work < 0 {
-		return errTooComplex
-	}
-	return nil
-}
-
-func matchRune(in *syntax.Inst, r rune) bool {
-	switch in.Op {
-	case syntax.InstRuneAny:
-		return true
-	case syntax.InstRuneAnyNotNL:
-		return r != '\n'
-	case syntax.InstRune1:
-		return r == in.Rune[0]
-	}
-	return in.MatchRune(r)
 }
 
 func (b *automatonBuilder) kindOf(r rune) uint8 {
@@ -323,7 +204,7 @@ func (b *automatonBuilder) intern(set []uint32, kind uint8) (uint16, error) {
 		}
 	}
 	if len(b.sets) > min(b.maxStates, 1<<16-1) || (len(b.sets)+1)*len(b.reps) > b.maxCells {
-		return 0, errTooComplex
+		return 0, errTooLarge
 	}
 	id := uint16(len(b.sets))
 	b.index[sum] = append(b.index[sum], id)
@@ -369,14 +250,15 @@ func (b *automatonBuilder) state(set []uint32, prev uint8) (row []uint16, accept
 		}
 		readers, _ := b.resolve(set, prev, prevRune[kind])
 		for _, pc := range readers {
+			*b.work -= int64(len(b.classesOf[pc]))
 			for _, c := range b.classesOf[pc] {
 				if b.classKind[c] == uint8(kind) {
 					b.buckets[c] = append(b.buckets[c], b.insts[pc].Out)
-					*b.work--
 				}
 			}
 		}
 	}
+	*b.work -= int64(len(b.buckets)) // the row, and the buckets read
 	for c, outs := range b.buckets {
 		if len(outs) == 0 {
 			continue

@@ -1,6 +1,9 @@
 package ruleutil
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // The patterns of one rule set (one rule kind's regex rules) are matched
 // together, by at most MaxRegexAutomata automata (see automaton), built
@@ -12,8 +15,8 @@ import "fmt"
 // see the whole name and keep Go's regexp syntax and meaning (RE2: no
 // backreferences or lookaround, as compiled by CompileResourceRegex); a set
 // whose automata would not fit these caps, or take more than
-// regexBuildWork steps to build, is refused, naming the pattern where it
-// stopped.
+// regexBuildWork steps to build (classifying runes included: see
+// classify), is refused, naming the pattern where it stopped.
 const (
 	MaxRegexAutomata = 8
 	MaxRegexStates   = 6_000
@@ -58,7 +61,7 @@ func (x *Regexes) Build() error {
 		// cost more is split, as one that needs too many states is.
 		attempt := min(work, regexAttemptWork)
 		left := attempt
-		a, err := buildAutomaton(x.progs[lo:hi], MaxRegexStates, cells, &left)
+		a, err := buildAutomaton(x.patterns[lo:hi], &x.sets, MaxRegexStates, cells, &left)
 		work -= attempt - left
 		switch {
 		case err == nil:
@@ -68,6 +71,8 @@ func (x *Regexes) Build() error {
 			return nil
 		case work <= 0:
 			return &PatternError{x.order[lo], fmt.Errorf("the rule set's patterns take over %d steps to compile to automata; not compiled", regexBuildWork)}
+		case hi-lo == 1 && errors.Is(err, errOverBudget):
+			return &PatternError{x.order[lo], fmt.Errorf("pattern takes over %d steps to compile to an automaton; not compiled", regexAttemptWork)}
 		case hi-lo == 1:
 			return &PatternError{x.order[lo], fmt.Errorf("pattern needs an automaton of more than %d states, or more than the rule set's %d table entries left, to match in bounded time (a repeat after .*, as .*a.{20}, multiplies states)", MaxRegexStates, cells)}
 		}

@@ -1,9 +1,11 @@
 package ruleutil
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,7 +15,7 @@ func build(t testing.TB, patterns ...string) (*Regexes, error) {
 	t.Helper()
 	x := &Regexes{}
 	for _, p := range patterns {
-		if _, err := x.Compile(p); err != nil {
+		if err := x.Compile(p); err != nil {
 			return nil, err
 		}
 	}
@@ -51,30 +53,69 @@ func TestPatternSetAgreesWithRegexp(t *testing.T) {
 	assert.False(t, none.Match("x").Has(0))
 }
 
+// FuzzPatternSetAgreesWithRegexp: whatever else a rule set holds, each of
+// its patterns matches the names Go's regexp matches with it, names of
+// invalid UTF-8 and surrogate encodings included. Besides the fuzzed name,
+// names are made of the runes at each bound of the patterns' classes, and
+// just outside it, so that two classes merged wrongly show.
 func FuzzPatternSetAgreesWithRegexp(f *testing.F) {
-	f.Add(`/api/.*`, `(?i)x\b`, "/api/X")
-	f.Add(`a|b`, `(?m)^b$`, "a\nb")
-	f.Add(`[α-ω]+`, `.*\Bz`, "αβz")
-	f.Fuzz(func(t *testing.T, p1, p2, name string) {
+	f.Add(`/api/.*`, `(?i)x\b`, `[α-ω]+`, `(?m)^b$`, "/api/X")
+	f.Add(`b[\x{D800}-\x{FFFD}]`, `b[\x{D800}-\x{DFFF}]`, `a|b`, ``, "b\xff")
+	f.Add(`.*\Bz`, `[^a-z]*`, `(?s)a.b`, `\pL+`, "αβz")
+	f.Fuzz(func(t *testing.T, p1, p2, p3, p4, name string) {
 		x := &Regexes{}
 		var ps []string
-		for _, p := range []string{p1, p2} {
-			if len(p) > 64 {
-				continue
-			}
-			if _, err := x.Compile(p); err == nil {
+		for _, p := range []string{p1, p2, p3, p4} {
+			if len(p) <= 64 && x.Compile(p) == nil {
 				ps = append(ps, p)
 			}
 		}
 		if x.Build() != nil {
 			return // refused as too complex: nothing to compare
 		}
-		m := x.Set().Match(name)
-		for _, p := range ps {
-			re, _ := CompileResourceRegex(p)
-			require.Equal(t, re.MatchString(name), m.Has(x.Pattern(p)), "%q on %q", p, name)
+		names := []string{name}
+		for _, r := range boundRunes(x, 24) {
+			names = append(names, name+r, r+name, r)
+		}
+		set := x.Set()
+		for _, n := range names {
+			m := set.Match(n)
+			anyMatch := false
+			for _, p := range ps {
+				re, err := CompileResourceRegex(p)
+				require.NoError(t, err)
+				want := re.MatchString(n)
+				anyMatch = anyMatch || want
+				require.Equal(t, want, m.Has(x.Pattern(p)), "%q on %q, beside %q", p, n, ps)
+			}
+			require.Equal(t, anyMatch, set.Any(n), "any of %q on %q", ps, n)
 		}
 	})
+}
+
+// boundRunes is up to limit runes at and around the bounds of x's rune
+// sets, encoded as names hold them: a surrogate as its three bytes of
+// UTF-8 form, which Go reads as invalid bytes.
+func boundRunes(x *Regexes, limit int) []string {
+	var out []string
+	// Classes first: their bounds are where sets can be confused.
+	sets := slices.Clone(x.sets.ranges)
+	slices.SortStableFunc(sets, func(a, b []rune) int { return len(b) - len(a) })
+	for _, ranges := range sets {
+		for _, r := range ranges {
+			for _, c := range []rune{r - 1, r, r + 1} {
+				if c < 0 || c > utf8.MaxRune || len(out) == limit {
+					continue
+				}
+				if utf8.ValidRune(c) {
+					out = append(out, string(c))
+				} else {
+					out = append(out, string([]byte{0xe0 | byte(c>>12), 0x80 | byte(c>>6)&0x3f, 0x80 | byte(c)&0x3f}))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Patterns that are cheap together share one automaton; the set is

@@ -32,6 +32,9 @@ const MaxLabel = 256
 // DefaultLog is the budget Log uses when given max <= 0.
 const DefaultLog = 1024
 
+// MaxName is the most bytes Name returns.
+const MaxName = 256
+
 // Clean reports whether s is valid UTF-8 without control characters:
 // whether Label and Log (with a budget of at least len(s)) return s as is.
 func Clean(s string) bool {
@@ -96,6 +99,11 @@ func Log(s string, max int) string {
 	out, _ = escape(s, max-len(marker))
 	return out + marker
 }
+
+// Name returns a name a caller chose (a resource named after a path or
+// URL, an origin, a request path) for a log line or a trace: Log with a
+// budget of MaxName bytes.
+func Name(s string) string { return Log(s, MaxName) }
 
 // escape writes s escaped, stopping before the output would pass budget
 // bytes; cut reports whether some of s was left out.

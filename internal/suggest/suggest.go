@@ -16,32 +16,58 @@
 //     on the order of the list.
 package suggest
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Nearest returns the word of known nearest to s under the package's
 // rule, or "" when none is near enough.
+//
+// Its cost follows the known words, not s: s is read once (case-folded
+// and counted), and only a word whose length is within the largest limit
+// any word allows is compared edit by edit. Two words whose lengths
+// differ by more than that are further apart than it, so the answer is
+// the same as comparing every word: a 4 MiB misspelt name costs what
+// reading it costs.
 func Nearest(s string, known []string) string {
-	best, bestD := "", -1
-	for _, k := range known {
+	lower := strings.ToLower(s)
+	n := utf8.RuneCountInString(lower)
+	lengths := make([]int, len(known))
+	reach := 0 // no answer is further from s than this
+	for i, k := range known {
+		lengths[i] = utf8.RuneCountInString(k)
+		reach = max(reach, limit(n, lengths[i]))
+	}
+	best, bestD, bestLen := "", -1, 0
+	for i, k := range known {
 		if strings.EqualFold(s, k) {
 			return k
 		}
-		d := Distance(strings.ToLower(s), strings.ToLower(k))
+		if abs(n-lengths[i]) > reach {
+			continue // at least that many insertions or deletions away
+		}
+		d := Distance(lower, strings.ToLower(k))
 		if bestD < 0 || d < bestD || (d == bestD && k < best) {
-			best, bestD = k, d
+			best, bestD, bestLen = k, d, lengths[i]
 		}
 	}
-	if bestD < 0 {
-		return ""
-	}
-	limit := max(1, min(runeCount(s), runeCount(best))/3)
-	if bestD > limit {
+	if bestD < 0 || bestD > limit(n, bestLen) {
 		return ""
 	}
 	return best
 }
 
-func runeCount(s string) int { return len([]rune(s)) }
+// limit is the most edits between words of m and n runes that still make
+// a plausible typo: a third of the shorter, at least one.
+func limit(m, n int) int { return max(1, min(m, n)/3) }
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
 
 // Distance is the optimal-string-alignment distance between a and b, in
 // runes: insertions, deletions, substitutions and transpositions of

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -16,15 +14,12 @@ import (
 // build and one whose goroutine panics, and checks that the stream and the
 // summary say each.
 func TestReportOfARealRun(t *testing.T) {
-	cmd := exec.Command("go", "test", "-json", "-count=1", "./...")
-	cmd.Dir = filepath.Join("testdata", "sample")
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
-	stream, _ := cmd.CombinedOutput() // fails, as the sample does
-	require.Contains(t, string(stream), `"Action":"fail"`)
-
+	t.Setenv("GOWORK", "off")
+	t.Setenv("GOFLAGS", "")
+	t.Chdir(filepath.Join("testdata", "sample"))
 	record := filepath.Join(t.TempDir(), "sample.jsonl")
 	var progress bytes.Buffer
-	failed, err := run(config{module: "sample", record: record}, bytes.NewReader(stream), &progress)
+	failed, err := run(config{module: "sample", record: record, args: []string{"go", "test", "-json", "-count=1", "./..."}}, nil, &progress)
 	require.NoError(t, err)
 	assert.True(t, failed)
 	assert.Contains(t, progress.String(), "got 247, want >= 285", "a failed test's output is shown")
@@ -33,16 +28,41 @@ func TestReportOfARealRun(t *testing.T) {
 	assert.NotContains(t, progress.String(), "=== RUN   TestPasses", "a passing test's output is not")
 
 	var summary bytes.Buffer
-	failed, err = run(config{summary: true, files: []string{record}}, nil, &summary)
+	failed, err = run(config{summary: true, args: []string{record}}, nil, &summary)
 	require.NoError(t, err)
 	assert.True(t, failed)
 	s := summary.String()
 	assert.Contains(t, s, "FAIL sample  sample/ok  TestFailsInOneSubtest/wrong")
 	assert.NotContains(t, s, "TestFailsInOneSubtest (", "a parent is not listed beside its failed subtest")
 	assert.Contains(t, s, "FAIL sample  sample/broken  (package) did not build")
-	assert.Contains(t, s, "FAIL sample  sample/crash  (package) the test binary died while running TestPanics")
+	assert.Contains(t, s, "FAIL sample  sample/crash  (package) the test binary died (a panic or a timeout) while running TestPanics")
+	assert.Contains(t, s, "FAIL sample  sample/crashafter  TestFailsFirst")
+	assert.Contains(t, s, "FAIL sample  sample/crashafter  (package) the test binary died (a panic or a timeout) while running TestThenCrashes; the tests after it did not run",
+		"a crash after another failure is a failure of its own")
 	assert.Contains(t, s, "SKIP sample  sample/ok  TestSkips: ok_test.go:7: redis-server not found")
-	assert.Contains(t, s, "\ntests: 1 passed, 3 failed, 1 skipped\n")
+	assert.Contains(t, s, "SKIP sample  sample/ok  TestSkipsOneSubtest/sub: ok_test.go:", "a skipped subtest is listed")
+	assert.Contains(t, s, "\ntests: 2 passed, 5 failed, 2 skipped\n")
+}
+
+// A go test command that fails before it tests anything (a go.mod it
+// refuses, a process killed) leaves no failed test or package: the exit
+// status is recorded as a failure, with what the go command said.
+func TestACommandThatFailsWithoutEventsIsAFailure(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "broken.jsonl")
+	var progress bytes.Buffer
+	failed, err := run(config{module: "broken", record: record,
+		args: []string{"sh", "-c", "echo 'go: go.mod requires go >= 9.99'; exit 1"}}, nil, &progress)
+	require.NoError(t, err)
+	assert.True(t, failed)
+	assert.Contains(t, progress.String(), "go.mod requires go >= 9.99")
+
+	var summary bytes.Buffer
+	failed, err = run(config{summary: true, args: []string{record, filepath.Join(t.TempDir(), "missing.jsonl")}}, nil, &summary)
+	require.NoError(t, err)
+	assert.True(t, failed)
+	assert.Contains(t, summary.String(), "FAIL broken  (go test)  (package) go test failed: exit status 1: go: go.mod requires go >= 9.99")
+	assert.Contains(t, summary.String(), "missing.jsonl", "an unreadable record is a failure")
+	assert.Contains(t, summary.String(), "\ntests: 0 passed, 2 failed, 0 skipped\n", "the closing line, whatever was found")
 }
 
 func TestSummaryOfCleanModules(t *testing.T) {
@@ -61,7 +81,7 @@ func TestSummaryOfCleanModules(t *testing.T) {
 		{Module: "adapters/gin", Outcome: outcomeModule, Elapsed: 4},
 	}))
 	var out bytes.Buffer
-	failed, err := run(config{summary: true, files: []string{a, b}}, nil, &out)
+	failed, err := run(config{summary: true, args: []string{a, b}}, nil, &out)
 	require.NoError(t, err)
 	assert.False(t, failed)
 	assert.Contains(t, out.String(), "adapters/gin")

@@ -3,17 +3,18 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"strings"
 )
 
 type config struct {
 	module  string
 	record  string
 	summary bool
-	files   []string
+	args    []string // with summary, the record files; else the go test command to run, if any
 }
 
 // Outcomes besides test2json's pass, fail and skip.
@@ -40,19 +41,22 @@ func (r result) failed() bool { return r.Outcome == "fail" || r.Outcome == outco
 func run(cfg config, in io.Reader, out io.Writer) (failed bool, err error) {
 	if cfg.summary {
 		var all []result
-		for _, name := range cfg.files {
+		for _, name := range cfg.args {
 			rs, err := readRecords(name)
 			if err != nil {
-				return false, err
+				// Still a summary, and its closing line: with this failure.
+				rs = append(rs, result{Module: name, Package: "(records)", Outcome: outcomePackageFail, Reason: err.Error()})
 			}
 			all = append(all, rs...)
 		}
 		return printSummary(out, all), nil
 	}
-	if len(cfg.files) > 0 {
-		return false, errors.New("arguments are record files, for -summary")
+	var results []result
+	if len(cfg.args) > 0 {
+		results, err = runCommand(cfg.module, cfg.args, out)
+	} else {
+		results, err = readStream(cfg.module, in, out)
 	}
-	results, err := readStream(cfg.module, in, out)
 	if cfg.record != "" {
 		if werr := writeRecords(cfg.record, results); werr != nil && err == nil {
 			err = werr
@@ -62,6 +66,40 @@ func run(cfg config, in io.Reader, out io.Writer) (failed bool, err error) {
 		failed = failed || r.failed()
 	}
 	return failed, err
+}
+
+// runCommand runs the go test command args, reads its output as a stream
+// and, when it exits non-zero with no failure to show for it (the go
+// command refused to start, or was killed), records that as a failure.
+func runCommand(module string, args []string, out io.Writer) ([]result, error) {
+	cmd := exec.Command(args[0], args[1:]...)
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		return []result{{Module: module, Package: "(go test)", Outcome: outcomePackageFail, Reason: err.Error()}}, nil
+	}
+	exited := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		pw.Close()
+		exited <- err
+	}()
+	s, err := streamOf(module, pr, out)
+	_, _ = io.Copy(io.Discard, pr) // what a read error left, so the command can finish
+	waitErr := <-exited
+	if waitErr == nil {
+		return s.results, err
+	}
+	for _, r := range s.results {
+		if r.failed() {
+			return s.results, err
+		}
+	}
+	reason := "go test failed: " + waitErr.Error()
+	if len(s.other) > 0 {
+		reason += ": " + strings.Join(s.other, " | ")
+	}
+	return append(s.results, result{Module: module, Package: "(go test)", Outcome: outcomePackageFail, Reason: reason}), err
 }
 
 func writeRecords(name string, results []result) error {

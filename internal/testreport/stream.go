@@ -36,9 +36,19 @@ type stream struct {
 	out     io.Writer
 	outputs map[string]*bytes.Buffer // package+"\x00"+test: output so far
 	results []result
+	other   []string // the last lines that were not events: the go command's own
 }
 
+// maxOtherLines is how many of the go command's own lines are kept, to say
+// why it failed when no test or package did.
+const maxOtherLines = 5
+
 func readStream(module string, in io.Reader, out io.Writer) ([]result, error) {
+	s, err := streamOf(module, in, out)
+	return s.results, err
+}
+
+func streamOf(module string, in io.Reader, out io.Writer) (*stream, error) {
 	s := &stream{module: module, out: out, outputs: map[string]*bytes.Buffer{}}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
@@ -49,16 +59,17 @@ func readStream(module string, in io.Reader, out io.Writer) ([]result, error) {
 		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil || e.Action == "" {
 			// Not an event: the go command's own lines ("go: downloading").
 			fmt.Fprintf(out, "%s\n", line)
+			if len(s.other) == maxOtherLines {
+				s.other = s.other[1:]
+			}
+			s.other = append(s.other, string(line))
 			continue
 		}
 		s.handle(e)
 	}
-	if err := sc.Err(); err != nil {
-		return s.results, err
-	}
 	wall := time.Since(start).Seconds()
 	s.results = append(s.results, result{Module: module, Outcome: outcomeModule, Elapsed: wall})
-	return s.results, nil
+	return s, sc.Err()
 }
 
 func (s *stream) handle(e event) {
@@ -104,9 +115,9 @@ func (s *stream) handle(e event) {
 	}
 }
 
-// endPackage records a package that failed with no failed test to show for
-// it: it did not build, or its binary died (a panic in a goroutine, a
-// timeout, TestMain) while the tests still running were left unfinished.
+// endPackage records a package that failed where no failed test says so:
+// it did not build, its binary died (a panic in a goroutine, a timeout)
+// while tests were still running, or it failed outside any test.
 func (s *stream) endPackage(e event) {
 	var running []string
 	prefix := e.Package + "\x00"
@@ -122,19 +133,21 @@ func (s *stream) endPackage(e event) {
 	if e.Action != "fail" {
 		return
 	}
-	for _, r := range s.results {
-		if r.Package == e.Package && r.Outcome == "fail" {
-			return // the failed tests say it
-		}
-	}
 	sort.Strings(running)
 	r := result{Module: s.module, Package: e.Package, Outcome: outcomePackageFail, Elapsed: e.Elapsed}
 	switch {
 	case e.FailedBuild != "":
 		r.Reason = "did not build: " + e.FailedBuild
 	case len(running) > 0:
-		r.Reason = "the test binary died while running " + strings.Join(running, ", ")
+		// Whatever failed before, a crash or a timeout is a failure of
+		// its own, and the tests after it never ran.
+		r.Reason = "the test binary died (a panic or a timeout) while running " + strings.Join(running, ", ") + "; the tests after it did not run"
 	default:
+		for _, f := range s.results {
+			if f.Package == e.Package && f.Outcome == "fail" {
+				return // the failed tests say it
+			}
+		}
 		r.Reason = "failed outside any test (TestMain, init, or a panic in a goroutine)"
 	}
 	s.results = append(s.results, r)

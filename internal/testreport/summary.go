@@ -14,7 +14,7 @@ import (
 // its reason, and a closing count; it reports whether anything failed.
 //
 // Tests are counted at the top level: a test with subtests is one test,
-// failed if any subtest failed.
+// failed if any subtest failed; a skipped subtest is counted as a skip too.
 func printSummary(out io.Writer, all []result) (failed bool) {
 	type counts struct {
 		passed, failed, skipped int
@@ -44,9 +44,15 @@ func printSummary(out io.Writer, all []result) (failed bool) {
 			failures = append(failures, r)
 		case strings.Contains(r.Test, "/"):
 			// A subtest: counted through its parent, listed when it is
-			// the deepest failure.
-			if r.Outcome == "fail" && !hasFailedSubtest(all, r) {
+			// the deepest failure; a skipped one is listed and counted,
+			// since its parent passes without it.
+			switch {
+			case r.Outcome == "fail" && !hasFailedSubtest(all, r):
 				failures = append(failures, r)
+			case r.Outcome == "skip" && !passedElsewhere(all, r):
+				c.skipped++
+				total.skipped++
+				skips = append(skips, r)
 			}
 		case r.Outcome == "pass":
 			c.passed++

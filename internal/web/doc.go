@@ -1,6 +1,7 @@
 // Package web is the per-request logic of inbound HTTP protection, shared
 // by runtime/nethttp's Middleware and the web framework adapters under
-// adapters/ (gin, echo, chi, gorilla/mux, fiber), so that every router
+// adapters/ (gin, echo, chi, gorilla/mux, fiber, go-zero, Iris, GoFrame,
+// Hertz), so that every router
 // names, admits, refuses and records a request the same way:
 //
 //   - the resource is the router's pattern without method and host,

@@ -15,8 +15,8 @@
 // # The algorithm
 //
 // A gradient controller with periodic probes of the unloaded response
-// time, as Envoy's adaptive concurrency filter, with a time-weighted
-// estimate of response times:
+// time, as Envoy's adaptive concurrency filter, reading response times by
+// a median weighted by time, each call's weight bounded:
 //
 //   - Every SampleIntervalMs (100) the limiter takes the response times of
 //     the calls that exited, and once it has MinSamples (20) effective
@@ -28,30 +28,34 @@
 //     limit's calls were in flight: the callers, not the limit, held the
 //     calls back, and a higher limit would be untested.
 //   - Every ProbeIntervalMs (60 s, less up to 10% jitter) and at the start,
-//     the limit drops to MinLimit (3) until ProbeSamples (50) effective
-//     samples of calls admitted at that concurrency are in (for at most
-//     the longer of 2 s and 20 intervals): their response time is minRTT, the unloaded
-//     time. Then the limit goes back to where it was. Calls admitted
-//     before the probe, and during it, are not samples of the intervals
-//     around it.
+//     the limiter probes: the calls that start from then on are held to
+//     MinLimit (3) in flight until ProbeSamples (50) effective samples of
+//     them are in (for at most the longer of 2 s and 20 intervals); their
+//     response time is minRTT, the unloaded time. Calls admitted before
+//     the probe take none of its slots, so calls that hold theirs for long
+//     cannot stall it, and the limit in force still bounds every call in
+//     flight. Calls admitted before the probe, and during it, are not
+//     samples of the intervals around it.
 //   - At the floor: if the calls are still slower than the tolerance
 //     allows with the limit at MinLimit, no queue of the limiter's is left
-//     to blame; the resource itself became slower, and the floor's
-//     response time becomes minRTT, without waiting for the next probe.
+//     to blame; the resource itself became slower, and the limiter probes
+//     at once to measure its new unloaded time.
 //
-// A sample is a call's response time weighted by itself: sampleRTT and
-// minRTT are Σrt²/Σrt, the mean response time of the calls a random
-// instant finds in flight, which is the one an in-flight limit governs
-// (by Little's law the calls in flight are throughput × this mean).
-// Effective samples are (Σrt)²/Σrt², Kish's effective sample size: the
-// number of calls when they take the same time. A call that takes no time
-// weighs nothing, so a flood of cheap calls (cache hits, health checks,
-// a hostile caller's no-ops) can neither make the service look unloaded,
-// lifting the limit above what real calls bear, nor end a probe early or
-// fake a short minRTT: a percentile or a per-call mean, as Envoy and
-// Netflix's limiters use, is moved by the count of cheap calls; this
-// estimate only by the time they hold. The sums are three atomic adds per
-// call, with no histogram.
+// sampleRTT and minRTT are the median of the response times, each call
+// weighted by its own time, but by no more than 4 × minRTT. Weighted by
+// time, the distribution is that of the calls a random instant finds in
+// flight, the ones an in-flight limit governs, and a call that takes no
+// time weighs nothing: a flood of cheap calls (cache hits, health checks,
+// a hostile caller's no-ops) can neither make the service look unloaded
+// nor end a probe early or fake a short minRTT. Bounded, a call held for
+// a second (a trickled body, a slow reader) weighs what a call of
+// 4 × minRTT does, and the median moves only when more than half the
+// weight is slow: about one slow call for every four real ones, where a
+// mean weighted by time is moved by one in five hundred. Effective samples
+// are (Σw)²/Σw², Kish's effective sample size for these weights. The
+// times are counted in a histogram of 208 buckets (one a millisecond under
+// 32 ms, then sixteen to each power of two, up to a minute): one atomic
+// add a call, on the call's processor stripe.
 //
 // Response times are on the runtime's millisecond clock. Calls that a
 // check made wait (a throttling flow rule, this rule's own queue) teach
@@ -66,12 +70,14 @@
 //     concurrency_update_interval, min_rtt_calc_params interval,
 //     request_count and min_concurrency are SampleIntervalMs,
 //     ProbeIntervalMs, ProbeSamples and MinLimit; its buffer, 25%, is
-//     RTTTolerance-1). Envoy summarises samples with a percentile (p50),
-//     which a flood of cheap requests owns, and adds sqrt(limit) of
-//     headroom at every update, which settles small limits well above the
-//     knee (for a knee of 40, at 1.25×40+√50 ≈ 57); this limiter weighs by
-//     time and adds no headroom. Envoy probes again after five intervals
-//     at its minimum; this limiter takes the floor's samples as the probe.
+//     RTTTolerance-1). Envoy summarises samples with a percentile (p50)
+//     counting each request once, which a flood of cheap requests owns;
+//     its probe pins every request in flight, so requests held from
+//     before stall it; and it adds sqrt(limit) of headroom at every
+//     update, which settles small limits well above the knee (for a knee
+//     of 40, at 1.25×40+√50 ≈ 57). This limiter weighs by time within a
+//     bound, counts only the probe's own calls against its floor, and
+//     adds no headroom.
 //   - Netflix's Gradient2: compares a short-term with an exponentially
 //     smoothed long-term RTT instead of probing, so sustained queueing
 //     slowly becomes the baseline; the probe here measures the unloaded
@@ -124,7 +130,7 @@
 //
 // # Cost
 //
-// Check is one compare-and-swap on the calls in flight; Exit three atomic
-// adds and a decrement. Once per interval the call that exits first takes
+// Check is one compare-and-swap on the calls in flight (two while the
+// limiter probes); Exit a decrement and one atomic add to the histogram. Once per interval the call that exits first takes
 // a lock, with TryLock, to recompute: no call waits for it.
 package adaptive

@@ -46,7 +46,7 @@ func enter(t *testing.T, resource string, n int) []*runtime.SentinelEntry {
 	return out
 }
 
-// warm runs the limiter of resource through its first probe: calls of rt
+// warm runs the limiter of resource through its probe: calls of rt
 // each, MinLimit at a time, on clk.
 func warm(t *testing.T, clk *clocktest.Clock, resource string, rt time.Duration) {
 	t.Helper()

@@ -19,7 +19,10 @@ type limiter struct {
 	inFlight atomic.Int64
 	_        [56]byte
 
-	rule  atomic.Pointer[Rule] // with defaults filled in
+	rule atomic.Pointer[Rule] // with defaults filled in
+	// limit bounds the calls in flight. While the limiter probes it stays
+	// where it was, and the probe's calls, those started since it began,
+	// are held to MinLimit of their own (probeInFlight).
 	limit atomic.Int64
 	cur   atomic.Pointer[window]
 	next  atomic.Int64 // when the current interval ends (Unix ms); 0 before the first exit
@@ -28,20 +31,26 @@ type limiter struct {
 	// those admitted during it (they ran at the probe's).
 	skipBefore atomic.Int64
 	probing    atomic.Bool
-	minRTT     atomic.Uint64 // float64 bits: the unloaded response time in ms; 0 unknown
-	peak       atomic.Int64  // most calls in flight since the last recomputation
+	// The probe's calls are those started after probeFrom and before
+	// probeTo (math.MaxInt64 while it runs): what Check and Exit both know
+	// of a call, so that each call the probe counts is counted out once.
+	probeFrom     atomic.Int64
+	probeTo       atomic.Int64
+	probeInFlight atomic.Int64
+	minRTT        atomic.Uint64 // float64 bits: the unloaded response time in ms; 0 unknown
+	peak          atomic.Int64  // most calls in flight since the last recomputation
 
 	mu      sync.Mutex
-	windows [2]window
-	idx     int     // windows[idx] is cur
-	acc     sums    // samples not yet acted on
-	accPeak int64   // peak in flight over them
-	accFrom int64   // when acc began
-	est     float64 // the limit, unrounded
-	saved   float64 // the limit to go back to after a probe
-	started int64   // when the probe began
-	due     int64   // when the next probe begins
-	probes  uint64  // probes begun, for the jitter
+	windows [2]window // allocated by the first exit: a rule whose resource is never called costs no histograms
+	idx     int       // windows[idx] is cur
+	acc     histogram // samples not yet acted on
+	accPeak int64     // peak in flight over them
+	accFrom int64     // when acc began
+	est     float64   // the limit, unrounded
+	saved   float64   // the limit to go back to after a probe
+	started int64     // when the probe began
+	due     int64     // when the next probe begins
+	probes  uint64    // probes begun, for the jitter
 	seed    uint64
 }
 
@@ -50,15 +59,15 @@ type limiter struct {
 const maxCarry = 10
 
 func newLimiter(r *Rule) *limiter {
-	l := &limiter{seed: hash(r.Resource), windows: [2]window{newWindow(), newWindow()}}
+	l := &limiter{seed: hash(r.Resource)}
 	l.rule.Store(r)
-	l.cur.Store(&l.windows[0])
 	// A limiter begins with a probe: it knows nothing of the resource's
 	// unloaded response time, and every calculation needs it.
 	l.est = float64(r.InitialLimit)
 	l.saved = l.est
+	l.probeTo.Store(math.MaxInt64)
 	l.probing.Store(true)
-	l.limit.Store(int64(r.MinLimit))
+	l.limit.Store(round(l.est))
 	return l
 }
 
@@ -75,18 +84,27 @@ func (l *limiter) setRule(r *Rule) {
 	l.rule.Store(r)
 	l.est = l.clamp(r, l.est)
 	l.saved = l.clamp(r, l.saved)
-	if l.probing.Load() {
-		l.limit.Store(int64(r.MinLimit))
-	} else {
-		l.limit.Store(round(l.est))
-	}
+	l.limit.Store(round(l.est))
 }
 
-// acquire takes a slot if one is free.
-func (l *limiter) acquire() bool {
+// acquire takes a slot for a call started at start, if one is free.
+//
+// While the limiter probes, the call must also find one of the probe's
+// MinLimit slots free: calls admitted before the probe do not take them,
+// so a few calls that hold their slots for long (a hostile caller's
+// trickled bodies) cannot stall the probe, and with it every caller,
+// until they end.
+func (l *limiter) acquire(start int64) bool {
+	probe := l.probing.Load()
+	if probe && !l.acquireProbeSlot(start) {
+		return false
+	}
 	for {
 		n := l.inFlight.Load()
 		if n >= l.limit.Load() {
+			if probe {
+				l.probeInFlight.Add(-1)
+			}
 			return false
 		}
 		if l.inFlight.CompareAndSwap(n, n+1) {
@@ -94,6 +112,40 @@ func (l *limiter) acquire() bool {
 			return true
 		}
 	}
+}
+
+// acquireProbeSlot takes one of the probe's slots for a call started at
+// start. A call started in the probe's first millisecond, or before it,
+// gets none: Exit could not tell it from the calls admitted before.
+func (l *limiter) acquireProbeSlot(start int64) bool {
+	if start <= l.probeFrom.Load() {
+		return false
+	}
+	floor := int64(l.rule.Load().MinLimit)
+	for {
+		n := l.probeInFlight.Load()
+		if n >= floor {
+			return false
+		}
+		if l.probeInFlight.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// isProbeCall reports whether a call started at start counts among the
+// probe's calls in flight.
+func (l *limiter) isProbeCall(start int64) bool {
+	return start < l.probeTo.Load() && start > l.probeFrom.Load()
+}
+
+// shownLimit is the limit as a refusal and the dashboards show it: the
+// probe's while the limiter probes.
+func (l *limiter) shownLimit() int64 {
+	if l.probing.Load() {
+		return int64(l.rule.Load().MinLimit)
+	}
+	return l.limit.Load()
 }
 
 func (l *limiter) notePeak(n int64) {
@@ -110,8 +162,11 @@ func (l *limiter) notePeak(n int64) {
 // the call's processor stripe.
 func (l *limiter) release(start, rt, now int64, stripe int) {
 	l.inFlight.Add(-1)
-	if rt >= 0 && start > l.skipBefore.Load() {
-		l.cur.Load().add(stripe, rt)
+	if l.isProbeCall(start) {
+		l.probeInFlight.Add(-1)
+	}
+	if w := l.cur.Load(); w != nil && rt >= 0 && start > l.skipBefore.Load() {
+		w.add(stripe, rt)
 	}
 	if now >= l.next.Load() {
 		l.update(now)
@@ -128,6 +183,8 @@ func (l *limiter) update(now int64) {
 	r := l.rule.Load()
 	next := l.next.Load()
 	if next == 0 { // the first exit starts the clock
+		l.windows = [2]window{newWindow(), newWindow()}
+		l.cur.Store(&l.windows[0])
 		l.next.Store(now + int64(r.SampleIntervalMs))
 		l.started, l.accFrom = now, now
 		return
@@ -139,11 +196,11 @@ func (l *limiter) update(now int64) {
 	done := &l.windows[l.idx]
 	l.idx ^= 1
 	fresh := &l.windows[l.idx]
-	l.acc.add(fresh.take()) // stragglers that added to it after it was taken
+	fresh.take(&l.acc) // stragglers that added to it after it was taken
 	l.cur.Store(fresh)
-	l.acc.add(done.take())
+	done.take(&l.acc)
 	l.accPeak = max(l.accPeak, l.peak.Swap(l.inFlight.Load()))
-	if l.acc.n == 0 {
+	if l.acc.calls() == 0 {
 		l.accFrom = now // idle: the carry counts from the first sample, not from the last update
 	}
 
@@ -151,47 +208,51 @@ func (l *limiter) update(now int64) {
 		l.probe(r, now)
 		return
 	}
-	if estimator.effective(l.acc) < float64(r.MinSamples) && now-l.accFrom < maxCarry*int64(r.SampleIntervalMs) {
+	if estimator(&l.acc, l.MinRTT()).effective < float64(r.MinSamples) && now-l.accFrom < maxCarry*int64(r.SampleIntervalMs) {
 		return // too few samples yet: carry them over
 	}
-	l.recompute(r, now)
-	if now >= l.due {
-		l.beginProbe(r, now)
+	// At the floor and still slow, the probe measures the resource as it
+	// now is, on ProbeSamples samples rather than one interval's few.
+	if l.recompute(r, now) || now >= l.due {
+		l.beginProbe(now)
 	}
 }
 
 // recompute is the gradient step: the limit scales by how far the calls'
-// response time is from the tolerated one, between half and double.
-func (l *limiter) recompute(r *Rule, now int64) {
+// response time is from the tolerated one, between half and double. It
+// reports whether the calls are still too slow with the limit at
+// MinLimit: then no queue of the limiter's is left to blame, the resource
+// itself became slower, and its unloaded time must be measured again.
+func (l *limiter) recompute(r *Rule, now int64) (slowAtFloor bool) {
 	defer l.resetAcc(now)
-	sample := estimator.mean(l.acc)
 	minRTT := l.MinRTT()
+	sample := estimator(&l.acc, minRTT).rtt
 	if sample <= 0 || minRTT <= 0 {
-		return // nothing measurable on a millisecond clock
+		return false // nothing measurable on a millisecond clock
 	}
 	g := min(max(r.RTTTolerance*minRTT/sample, 0.5), 2)
 	est := l.est * g
 	if est > l.est && float64(l.accPeak)*2 < l.est {
 		est = l.est // the callers, not the limit, hold the calls back: a higher limit would be untested
 	}
-	if g < 1 && l.est <= float64(r.MinLimit) {
-		// At the floor and still slow: no queue of ours is left to blame,
-		// so the resource itself became slower. Its unloaded time is what
-		// the floor measures.
-		l.setMinRTT(sample)
-	}
+	slowAtFloor = g < 1 && l.est <= float64(r.MinLimit)
 	l.est = l.clamp(r, est)
 	l.limit.Store(round(l.est))
+	return slowAtFloor
 }
 
-// beginProbe drops the limit to MinLimit to measure the unloaded response
-// time: calls admitted from now on run with at most MinLimit in flight.
-func (l *limiter) beginProbe(r *Rule, now int64) {
+// beginProbe starts measuring the unloaded response time: calls admitted
+// from now on run with at most MinLimit of them in flight.
+func (l *limiter) beginProbe(now int64) {
 	l.saved = l.est
 	l.started = now
+	// A release that read the last probe's bounds may count one out of
+	// the new probe's count: it admits one call more, once.
+	l.probeFrom.Store(now)
+	l.probeTo.Store(math.MaxInt64)
+	l.probeInFlight.Store(0)
 	l.probing.Store(true)
 	l.skipBefore.Store(now)
-	l.limit.Store(int64(r.MinLimit))
 	l.resetAcc(now)
 }
 
@@ -203,13 +264,17 @@ func probeLimitMs(r *Rule) int64 { return max(2000, 20*int64(r.SampleIntervalMs)
 // probe ends the probe once it has ProbeSamples effective samples, or its
 // time is up with something measured; the limit goes back to what it was.
 func (l *limiter) probe(r *Rule, now int64) {
-	enough := estimator.effective(l.acc) >= float64(r.ProbeSamples)
-	if !enough && now-l.started < probeLimitMs(r) {
+	// The unloaded time measured last bounds the samples' weights: a
+	// probe the hostile calls crowd cannot move it further than their
+	// count does.
+	m := estimator(&l.acc, l.MinRTT())
+	if m.effective < float64(r.ProbeSamples) && now-l.started < probeLimitMs(r) {
 		return
 	}
-	if m := estimator.mean(l.acc); m > 0 {
-		l.setMinRTT(m)
+	if m.rtt > 0 {
+		l.setMinRTT(m.rtt)
 	}
+	l.probeTo.Store(now)
 	l.probing.Store(false)
 	l.skipBefore.Store(now)
 	l.est = l.clamp(r, l.saved)
@@ -222,7 +287,7 @@ func (l *limiter) probe(r *Rule, now int64) {
 }
 
 func (l *limiter) resetAcc(now int64) {
-	l.acc, l.accPeak, l.accFrom = sums{}, 0, now
+	l.acc, l.accPeak, l.accFrom = histogram{}, 0, now
 }
 
 func (l *limiter) clamp(r *Rule, v float64) float64 {

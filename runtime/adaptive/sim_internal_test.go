@@ -32,10 +32,11 @@ const simL0 = 20.0
 const simOverhead = 0.1
 
 type job struct {
-	tag   float64 // virtual time at which it is done
-	start float64
-	cheap bool
-	e     *runtime.SentinelEntry
+	tag    float64 // virtual time at which it is done (wall time for a held call)
+	start  float64
+	cheap  bool
+	caller bool // a closed-loop caller's: it calls again when this one ends
+	e      *runtime.SentinelEntry
 }
 
 type jobs []*job
@@ -62,20 +63,32 @@ type phase struct {
 	expWork    bool    // work exponentially distributed (mean simL0) rather than within ±25%
 	record     bool    // count this phase's calls in the results
 	settleSecs float64 // results start this long after the phase began
+	// callers are closed-loop callers of real calls, each calling again as
+	// soon as its call ends, or a call's time after a refusal.
+	callers int
+	// heldRate calls a second hold a slot for heldMs of wall time without
+	// working (a trickled body, a slow client): they slow no one else.
+	heldRate float64
+	heldMs   float64
+	// heldRetry has a refused held call try again a millisecond later,
+	// until it is admitted: a hostile caller that presses for slots.
+	heldRetry bool
 }
 
 type simResult struct {
 	latencies  []float64 // of admitted real calls completed (and those still in flight at the end, at their age)
 	completed  int       // real calls completed in the recorded part
 	recordSecs float64
+	offered    int // real calls made in the recorded part, refused or not
 	blocked    int
 	limits     []sample // the limit every 100ms
 }
 
 type sample struct {
-	t     float64 // ms since the start
-	limit int64
-	probe bool
+	t      float64 // ms since the start
+	limit  int64
+	probe  bool
+	minRTT float64
 }
 
 func (r *simResult) p99() float64 {
@@ -90,6 +103,9 @@ func (r *simResult) p99() float64 {
 // goodput is the real calls completed per second of recorded time.
 func (r *simResult) goodput() float64 { return float64(r.completed) / r.recordSecs }
 
+// refused is the share of real calls refused in the recorded part.
+func (r *simResult) refused() float64 { return float64(r.blocked) / float64(max(r.offered, 1)) }
+
 // sim runs the phases on resource, which the test's rules protect; each
 // phase gets its own result.
 func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResult {
@@ -102,6 +118,10 @@ func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResu
 		v     float64 // virtual time: work done by each call in flight
 		queue jobs
 		out   []*simResult
+		// Closed-loop callers' next calls (tag: when), and calls held
+		// without working (tag: when they end); both last across phases.
+		callers, held jobs
+		nCallers      int
 	)
 	advance := func(to float64) {
 		d := time.Duration(to*1e6) - time.Duration(now*1e6)
@@ -125,12 +145,71 @@ func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResu
 			return ph.cores / n / (1 + simOverhead*(n-ph.cores)/ph.cores)
 		}
 		total := ph.rate + ph.cheapRate
-		nextArrival := now + rng.ExpFloat64()/total*1000
+		nextArrival := math.Inf(1)
+		if total > 0 {
+			nextArrival = now + rng.ExpFloat64()/total*1000
+		}
+		nextHeld := math.Inf(1)
+		if ph.heldRate > 0 {
+			nextHeld = now + rng.ExpFloat64()/ph.heldRate*1000
+		}
+		for ; nCallers < ph.callers; nCallers++ {
+			heap.Push(&callers, &job{tag: now + rng.Float64()*simL0})
+		}
+		work := func() float64 {
+			if ph.expWork {
+				return simL0 * rng.ExpFloat64() * max(ph.slowdown, 1)
+			}
+			return simL0 * (0.75 + 0.5*rng.Float64()) * max(ph.slowdown, 1)
+		}
+		call := func(cheap, caller bool) {
+			w := work()
+			if cheap {
+				w = ph.cheapWork
+			}
+			if !cheap && now >= from {
+				res.offered++
+			}
+			e, b := runtime.Entry(ctx, resource)
+			switch {
+			case b == nil:
+				heap.Push(&queue, &job{tag: v + w, start: now, cheap: cheap, caller: caller, e: e})
+			case !cheap && now >= from:
+				res.blocked++
+			}
+			if b != nil && caller {
+				heap.Push(&callers, &job{tag: now + work()})
+			}
+		}
+		// hold makes n held calls; with heldRetry, those refused try again
+		// a millisecond later.
+		pending, nextRetry := 0, math.Inf(1)
+		hold := func(n int) {
+			for range n {
+				e, b := runtime.Entry(ctx, resource)
+				switch {
+				case b == nil:
+					heap.Push(&held, &job{tag: now + ph.heldMs, start: now, cheap: true, e: e})
+				case ph.heldRetry:
+					pending++
+				}
+			}
+			nextRetry = math.Inf(1)
+			if pending > 0 {
+				nextRetry = now + 1
+			}
+		}
 		nextSample := begin
 		for now < end {
-			tNext := min(nextArrival, end, nextSample)
+			tNext := min(nextArrival, nextHeld, nextRetry, end, nextSample)
 			if len(queue) > 0 {
 				tNext = min(tNext, now+(queue[0].tag-v)/speed())
+			}
+			if len(callers) > 0 {
+				tNext = min(tNext, callers[0].tag)
+			}
+			if len(held) > 0 {
+				tNext = min(tNext, held[0].tag)
 			}
 			v += (tNext - now) * speed()
 			advance(tNext)
@@ -142,30 +221,30 @@ func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResu
 					res.latencies = append(res.latencies, now-j.start)
 					res.completed++
 				}
+				if j.caller {
+					heap.Push(&callers, &job{tag: now})
+				}
+			case len(held) > 0 && held[0].tag <= now:
+				heap.Pop(&held).(*job).e.Exit()
 			case now >= nextSample && nextSample < end:
 				for _, st := range States() {
 					if st.Resource == resource {
-						res.limits = append(res.limits, sample{t: now, limit: st.Limit, probe: st.Probing})
+						res.limits = append(res.limits, sample{t: now, limit: st.Limit, probe: st.Probing, minRTT: st.MinRTTMs})
 					}
 				}
 				nextSample += 100
+			case len(callers) > 0 && callers[0].tag <= now:
+				heap.Pop(&callers)
+				call(false, true)
+			case now >= nextHeld:
+				hold(1)
+				nextHeld = now + rng.ExpFloat64()/ph.heldRate*1000
+			case now >= nextRetry:
+				n := pending
+				pending = 0
+				hold(n)
 			case now >= nextArrival:
-				cheap := rng.Float64()*total >= ph.rate
-				work := simL0 * (0.75 + 0.5*rng.Float64()) * max(ph.slowdown, 1)
-				if ph.expWork {
-					work = simL0 * rng.ExpFloat64() * max(ph.slowdown, 1)
-				}
-				if cheap {
-					work = ph.cheapWork
-				}
-				e, b := runtime.Entry(ctx, resource)
-				if b != nil {
-					if !cheap && now >= from {
-						res.blocked++
-					}
-				} else {
-					heap.Push(&queue, &job{tag: v + work, start: now, cheap: cheap, e: e})
-				}
+				call(rng.Float64()*total >= ph.rate, false)
 				nextArrival = now + rng.ExpFloat64()/total*1000
 			}
 		}
@@ -178,6 +257,9 @@ func sim(t *testing.T, resource string, seed uint64, phases ...phase) []*simResu
 		if !j.cheap && phases[len(phases)-1].record {
 			last.latencies = append(last.latencies, now-j.start)
 		}
+		j.e.Exit()
+	}
+	for _, j := range held {
 		j.e.Exit()
 	}
 	return out
@@ -198,6 +280,18 @@ func steady(ss []sample) (lo, hi int64, spread float64) {
 		n++
 	}
 	return lo, hi, float64(hi-lo) / (sum / float64(n))
+}
+
+// minRTTs is the range of the unloaded time the limiter reported, once it
+// had one.
+func minRTTs(ss []sample) (lo, hi float64) {
+	lo = math.Inf(1)
+	for _, s := range ss {
+		if s.minRTT > 0 {
+			lo, hi = min(lo, s.minRTT), max(hi, s.minRTT)
+		}
+	}
+	return lo, hi
 }
 
 // firstWithin is when (ms from the first sample) the limit first came

@@ -153,10 +153,7 @@ func TestAFloodOfCheapCallsCannotRaiseTheLimit(t *testing.T) {
 	assert.LessOrEqual(t, weighted.p99(), 2*p99)
 	assert.GreaterOrEqual(t, weighted.goodput(), 0.8*floodCapacity, "real calls still get most of the capacity")
 
-	saved := estimator
-	estimator.mean = func(s sums) float64 { return float64(s.sum) / float64(max(s.n, 1)) }
-	estimator.effective = func(s sums) float64 { return float64(s.n) }
-	t.Cleanup(func() { estimator = saved })
+	useEstimator(t, perCallMedian)
 	perCall := run("sim-flood-per-call")
 	lo, hi, _ = steady(perCall.limits)
 	t.Logf("per-call mean: limit %d..%d, real calls' p99 %.1f ms", lo, hi, perCall.p99())
@@ -200,6 +197,36 @@ func TestASlowerResourceIsRemeasuredAtTheFloor(t *testing.T) {
 	assert.LessOrEqual(t, res[1].p99(), 2*2*24.9, "within twice the new unloaded p99")
 }
 
+// perCallMedian is Envoy's summary of a window: the median response
+// time, each call counting once.
+func perCallMedian(h *histogram, _ float64) summary {
+	return h.median(func(int) float64 { return 1 })
+}
+
+// timeWeightedMean is the mean response time of the calls in flight,
+// Σrt²/Σrt, each call weighted by its whole time: what this limiter read
+// before it bounded the weights and took the median.
+func timeWeightedMean(h *histogram, _ float64) summary {
+	var sum, sumSq float64
+	for b, c := range h {
+		v := bucketMiddle(b)
+		sum += float64(c) * v
+		sumSq += float64(c) * v * v
+	}
+	if sum == 0 {
+		return summary{}
+	}
+	return summary{rtt: sumSq / sum, effective: sum * sum / sumSq}
+}
+
+// useEstimator has the limiters read their samples with e until the test
+// ends.
+func useEstimator(t *testing.T, e func(*histogram, float64) summary) {
+	saved := estimator
+	estimator = e
+	t.Cleanup(func() { estimator = saved })
+}
+
 func stateOf(t *testing.T, resource string) State {
 	t.Helper()
 	for _, s := range States() {
@@ -209,4 +236,65 @@ func stateOf(t *testing.T, resource string) State {
 	}
 	t.Fatalf("no limiter for %q", resource)
 	return State{}
+}
+
+// heldMs is how long a hostile caller's calls hold their slot: a body
+// trickled in, a query chosen to be expensive somewhere else.
+const heldMs = 1000
+
+// Forty callers make real calls back to back, as many as the service has
+// workers, so that it is never overloaded; one caller adds four calls a
+// second that each hold a slot for a second without working (0.2% of the
+// calls, 9% of the time in flight), and, in the second case, tries again
+// every millisecond when refused, pressing for the probe's few slots. The
+// service is no slower for the honest calls, so the limiter must refuse
+// almost none of them (the probe of a minute costs some) and keep their
+// unloaded time as its minRTT. When the honest calls do become slower
+// (their work doubles), the limiter still follows, the hostile calls going
+// on.
+//
+// Read by its time-weighted mean, as this limiter did before, the same
+// window is five times slower than the honest calls: the limit collapses.
+func TestAFewSlowCallsCannotCollapseTheLimit(t *testing.T) {
+	// The held phase lasts past the first periodic probe, a minute in.
+	run := func(resource string, retry bool, heldSecs float64, then ...phase) []*simResult {
+		loadAdaptive(t, Rule{Resource: resource})
+		held := phase{secs: heldSecs, settleSecs: 2, cores: simCores, callers: simCores,
+			heldRate: 4, heldMs: heldMs, heldRetry: retry, record: true}
+		return sim(t, resource, 6, append([]phase{held}, then...)...)
+	}
+	for _, tc := range []struct {
+		name  string
+		retry bool
+	}{
+		{"held calls", false},
+		{"held calls pressing for slots", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resource := "sim-" + tc.name
+			doubled := phase{secs: 20, cores: simCores, callers: simCores, heldRate: 4, heldMs: heldMs, heldRetry: tc.retry,
+				slowdown: 2, record: true}
+			res := run(resource, tc.retry, 70, doubled)
+			held, slower := res[0], res[1]
+			lo, hi, _ := steady(held.limits)
+			rttLo, rttHi := minRTTs(held.limits)
+			t.Logf("honest calls refused %.2f%% (%d of %d), min RTT %.1f..%.1f ms, limit %d..%d, goodput %.0f/s, p99 %.1f ms",
+				100*held.refused(), held.blocked, held.offered, rttLo, rttHi, lo, hi, held.goodput(), held.p99())
+			assert.Less(t, held.refused(), 0.01, "honest calls refused")
+			assert.InDelta(t, simL0, rttLo, 0.1*simL0, "the unloaded time is the honest calls'")
+			assert.InDelta(t, simL0, rttHi, 0.1*simL0, "the unloaded time is the honest calls'")
+
+			end := stateOf(t, resource)
+			lo, hi, _ = steady(slower.limits[len(slower.limits)/2:])
+			t.Logf("work doubled: min RTT %.1f ms, limit %d..%d over the last 10 s, goodput %.0f/s",
+				end.MinRTTMs, lo, hi, slower.goodput())
+			assert.InDelta(t, 2*simL0, end.MinRTTMs, 0.1*2*simL0, "the slower calls are measured")
+			assert.GreaterOrEqual(t, float64(lo), simCores, "and the limit is back where the honest calls fit")
+		})
+	}
+
+	useEstimator(t, timeWeightedMean)
+	old := run("sim-held-mean", false, 20)[0]
+	t.Logf("time-weighted mean: honest calls refused %.1f%%", 100*old.refused())
+	assert.Greater(t, old.refused(), 0.2)
 }

@@ -41,9 +41,13 @@ const pollInterval = time.Millisecond
 // the rule, and the limit as the triggered value.
 func (l *limiter) Check(c *runtime.Call) *runtime.BlockError {
 	r := l.rule.Load()
+	start := c.StartMillis()
 	if r.DryRun {
 		n := l.inFlight.Add(1)
 		l.notePeak(n)
+		if l.probing.Load() && start > l.probeFrom.Load() {
+			l.probeInFlight.Add(1) // as acquire would: Exit counts it out
+		}
 		// A probe's floor is not a limit the rule would keep: it would
 		// refuse calls above it only to measure, which a dry run cannot.
 		if n > l.limit.Load() && !l.probing.Load() {
@@ -51,7 +55,7 @@ func (l *limiter) Check(c *runtime.Call) *runtime.BlockError {
 		}
 		return nil
 	}
-	if l.acquire() {
+	if l.acquire(start) {
 		return nil
 	}
 	if r.MaxQueueingTimeMs > 0 {
@@ -60,12 +64,12 @@ func (l *limiter) Check(c *runtime.Call) *runtime.BlockError {
 			if c.Sleep(pollInterval) != nil {
 				break // the caller gave up
 			}
-			if l.acquire() {
+			if l.acquire(start) {
 				return nil
 			}
 		}
 	}
-	return c.Block(runtime.BlockAdaptive, r, l.limit.Load())
+	return c.Block(runtime.BlockAdaptive, r, l.shownLimit())
 }
 
 // Exit gives the call's slot back and learns from its response time,

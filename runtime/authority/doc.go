@@ -26,7 +26,9 @@
 //     Java's meaning, and LintRules says what it is: an unknown strategy
 //     (2 and up) passes every call; a limitApp that names no origin (",,")
 //     makes a white list refuse every caller with an origin; a second rule
-//     for a resource (or regex pattern) is ignored, the first kept.
+//     for a resource string is ignored, the first kept, whether either is
+//     a regex or not (Java keys its rules by the string: a regex rule "r1"
+//     and a rule for the resource r1 are one resource's two rules).
 //   - A call with no origin passes every rule, as in Java, unless
 //     SetStrict(true): then a white list refuses it (it is not on the list),
 //     and black lists still let it through.

@@ -44,3 +44,31 @@ func TestRulesJavaAcceptsLoadWithJavaMeaning(t *testing.T) {
 func TestNegativeStrategyStaysRefused(t *testing.T) {
 	assert.Error(t, authority.ValidateRules([]authority.Rule{{Resource: "a", LimitApp: "b", Strategy: -1}}))
 }
+
+// Java's AuthorityRuleManager keys its rules by resource string before it
+// splits the regex ones off: a regex rule and a literal rule with the same
+// string are one resource's two rules, and the first in the list is kept.
+// Java 1.8.9's verdicts: the first rule decides, the second is ignored.
+func TestARegexRuleAndALiteralRuleWithOneStringAreOneResourcesRules(t *testing.T) {
+	regex := authority.Rule{Resource: "r1", LimitApp: "o1", Strategy: authority.Black, Regex: true}
+	literal := authority.Rule{Resource: "r1", LimitApp: "o2", Strategy: authority.Black}
+	for _, tc := range []struct {
+		name    string
+		rules   []authority.Rule
+		refused string // the origin refused
+		passes  string
+	}{
+		{"the regex rule first", []authority.Rule{regex, literal}, "o1", "o2"},
+		{"the literal rule first", []authority.Rule{literal, regex}, "o2", "o1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			load(t, tc.rules...)
+			assert.NotNil(t, enter("r1", tc.refused), "the first rule is in force")
+			assert.Nil(t, enter("r1", tc.passes), "the second is ignored")
+			assert.Equal(t, tc.rules[:1], authority.Rules())
+			lint := authority.LintRules(tc.rules)
+			require.Len(t, lint, 1)
+			assert.Equal(t, 1, lint[0].Index)
+		})
+	}
+}

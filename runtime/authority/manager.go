@@ -131,11 +131,7 @@ func (s *ruleSet) keepIdentities(old *ruleSet) {
 
 func compile(rules []Rule) (*ruleSet, error) {
 	s := &ruleSet{rules: append([]Rule(nil), rules...), exact: map[string]*compiled{}}
-	type key struct {
-		resource string
-		regex    bool
-	}
-	first := map[key]int{}
+	first := map[string]int{} // by resource string, regex or not, as Java keys its rules
 	var errs runtime.RuleErrors
 	compiler := &ruleutil.Regexes{} // bounds the set's patterns in all
 	for i := range s.rules {
@@ -148,16 +144,17 @@ func compile(rules []Rule) (*ruleSet, error) {
 		if strings.TrimSpace(r.Resource) == "" {
 			bad("resource", "is required")
 			ok = false
-		} else if _, dup := first[key{r.Resource, r.Regex}]; dup {
-			// Java keeps the first rule of a resource and ignores the
-			// rest ("redundant rule"); LintRules warns.
+		} else if _, dup := first[r.Resource]; dup {
+			// Java keeps the first rule of a resource string, a pattern's
+			// and a name's alike, and ignores the rest ("redundant
+			// rule"); LintRules warns.
 			ok = false
 		} else {
-			first[key{r.Resource, r.Regex}] = i
+			first[r.Resource] = i
 			s.listed = append(s.listed, *r)
 			if r.Regex {
-				if _, err := compiler.Compile(r.Resource); err != nil {
-					bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
+				if err := compiler.Compile(r.Resource); err != nil {
+					bad("resource", "%s", ruleutil.RegexReason(err))
 					ok = false
 				}
 			}
@@ -226,11 +223,7 @@ func parseOrigins(limitApp string) []string {
 // the shape of a refusal; nothing in it refuses.
 func LintRules(rules []Rule) runtime.RuleErrors {
 	var out runtime.RuleErrors
-	type key struct {
-		resource string
-		regex    bool
-	}
-	first := map[key]int{}
+	first := map[string]int{}
 	for i := range rules {
 		r := &rules[i]
 		warn := func(field, format string, args ...any) {
@@ -239,11 +232,11 @@ func LintRules(rules []Rule) runtime.RuleErrors {
 		if strings.TrimSpace(r.Resource) == "" || strings.TrimSpace(r.LimitApp) == "" || r.Strategy < 0 {
 			continue // refused; Validate says why
 		}
-		if j, dup := first[key{r.Resource, r.Regex}]; dup {
-			warn("resource", "%q already has an authority rule (rule %d); Java keeps that one and ignores this one (a resource takes one)", r.Resource, j)
+		if j, dup := first[r.Resource]; dup {
+			warn("resource", "%q already has an authority rule (rule %d); Java keeps that one and ignores this one (a resource string takes one, regex or not)", r.Resource, j)
 			continue
 		}
-		first[key{r.Resource, r.Regex}] = i
+		first[r.Resource] = i
 		if r.Strategy > Black {
 			warn("strategy", "%d is not 0 (white list) or 1 (black list); Java loads the rule and it passes every call", int(r.Strategy))
 		}

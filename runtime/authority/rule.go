@@ -32,7 +32,8 @@ func (s *Strategy) UnmarshalJSON(data []byte) error { return strategyEnum.Unmars
 // names. Every field's Java default is its Go zero value.
 type Rule struct {
 	// Resource is the protected resource's name, or a pattern when Regex is
-	// set. Required; at most one rule per resource (per pattern).
+	// set. Required; at most one rule per resource string, regex or not:
+	// Java keeps the first and ignores the rest.
 	Resource string `json:"resource"`
 	// LimitApp is the comma-separated list of origins the rule names.
 	// Required. Entries are trimmed ("appB, appE" names appB and appE) and

@@ -12,11 +12,25 @@
 // script and styles: no external assets, no build step, nothing fetched
 // but the handler's own JSON, polled every second.
 //
+// Each resource's card says why it blocks: its blocks since the process
+// started by kind of rule (flow, degrade, paramflow, system, authority,
+// adaptive, custom: the figures of the metric
+// sentinel_resource_block_by_type_total) and the rule that blocked last,
+// as the block log writes it, marked when it is a cluster rule; and
+// whether a rule protects the resource ("protected: flow, degrade") or it
+// is only observed, its calls counted and always admitted. None of it
+// costs a blocked call anything: the counts are the runtime's
+// (runtime.Resource.BlockCount) and the last rule is the block log's
+// (runtime.Resource.LastBlock). The header says whether protection is on
+// (runtime.SetEnabled). Tables wrap long names and rules rather than
+// widen the page.
+//
 // # JSON endpoints (GET, relative to the mount point)
 //
 //	api/snapshot              what the page shows, in one response (Snapshot), with a line
 //	                          per outage of a server protection relies on (runtime.Dependencies)
-//	api/resources             every resource: declaration and live figures (Resource);
+//	api/resources             every resource: declaration, live figures, blocks by kind of
+//	                          rule, the rule that blocked last, protected or not (Resource);
 //	                          ?history=1 adds each one's last 60 s, second by second;
 //	                          ?name=N (repeatable) picks resources
 //	api/tree                  the invocation tree (runtime.Tree)

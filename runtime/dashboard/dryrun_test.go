@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,4 +81,6 @@ func TestPageShowsDryRunInABrowser(t *testing.T) {
 	assert.Contains(t, dom, `data-dry-run="flow"><b>3</b> would-be flow blocks (dry run)`)
 	assert.Contains(t, dom, `data-dry-run="degrade"> (dry run: the state it would be in)`)
 	assert.Contains(t, dom, `<th>dryRun</th>`, "the rules table has the dryRun column")
+	assert.True(t, strings.Contains(dom, `data-protected="true" title="a rule applies to this resource">protected: degrade (dry run), flow (dry run)</span>`),
+		"the badge says the rules naming the resource only watch")
 }

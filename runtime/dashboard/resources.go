@@ -20,6 +20,20 @@ type Resource struct {
 	Params  []string     `json:"params,omitempty"`
 	Metrics stat.Metrics `json:"metrics"`
 	History *History     `json:"history,omitempty"`
+	// Protected says a rule of some kind applies to the resource now
+	// (runtime.Resource.Protected); false means it is only observed, its
+	// calls counted and always admitted.
+	Protected bool `json:"protected"`
+	// Blocks counts, by kind of rule ("flow", "degrade", "system",
+	// "authority", "paramflow", "adaptive", "custom"), the calls blocked
+	// since the process started: the figures
+	// sentinel_resource_block_by_type_total exports. A cluster rule's
+	// blocks count as its kind's (flow or paramflow), as in Java. Absent
+	// when there are none.
+	Blocks map[string]int64 `json:"blocks,omitempty"`
+	// LastBlock is the kind and rule of the latest block, absent when the
+	// resource never blocked.
+	LastBlock *LastBlock `json:"lastBlock,omitempty"`
 	// DryRunBlocks counts, by kind of rule ("flow", "degrade", ...), the
 	// calls dry-run rules would have blocked and admitted since the
 	// process started; absent when there are none.
@@ -123,7 +137,8 @@ func history(seconds []stat.Counts, now int64) *History {
 func resourceOf(r *runtime.Resource, now int64, withHistory bool) Resource {
 	spec := r.Spec()
 	out := Resource{Name: safetext.Label(r.Name()), Traffic: spec.Traffic.String(), Type: spec.Type.String(), Params: spec.Params,
-		DryRunBlocks: dryRunBlocks(r), RTDistribution: rtDistribution(r)}
+		Protected: r.Protected(), Blocks: byType(r.BlockCount), LastBlock: lastBlock(r),
+		DryRunBlocks: byType(r.DryRunBlockCount), RTDistribution: rtDistribution(r)}
 	if cn := r.ClusterNode(); cn != nil {
 		out.Metrics = metricsOf(cn.Node, now)
 		if withHistory {
@@ -235,20 +250,6 @@ func busiest(now int64, limit int) []Resource {
 	})
 	if len(out) > limit {
 		out = out[:limit]
-	}
-	return out
-}
-
-// dryRunBlocks reads r's would-be blocks by kind of rule, nil when none.
-func dryRunBlocks(r *runtime.Resource) map[string]int64 {
-	var out map[string]int64
-	for t := runtime.BlockFlow; t <= runtime.BlockCustom; t++ {
-		if n := r.DryRunBlockCount(t); n > 0 {
-			if out == nil {
-				out = map[string]int64{}
-			}
-			out[t.String()] = n
-		}
 	}
 	return out
 }

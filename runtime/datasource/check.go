@@ -47,6 +47,9 @@ type Problem struct {
 	Field        string // Java's JSON field name, when one field is at fault
 	Severity     Severity
 	Message      string // the reason, after the field name
+	// Undeclared: a warning that the rule's resource is no declared
+	// resource (CheckFiles' cross-check): the rule protects nothing.
+	Undeclared bool
 }
 
 // String formats p as the CLI prints it:
@@ -88,7 +91,8 @@ func (p Problem) String() string {
 // each rule whose resource no declared resource matches — a typo in a rule
 // file silently protects nothing — suggesting the nearest declared name.
 // A regex rule is matched against the declared names. nil declared skips
-// that cross-check. Each dry-run rule ("dryRun": true) gets a note.
+// that cross-check. A rule that blocks every call (count 0) is a warning;
+// each dry-run rule ("dryRun": true) gets a note.
 // Problems come out per file in the order of paths, and within a file in
 // document order.
 //
@@ -140,6 +144,7 @@ func Check(name string, data []byte, kind Kind, declared []string) []Problem {
 	if declared != nil {
 		problems = append(problems, checkResources(name, kind, rs, declared)...)
 	}
+	problems = append(problems, blockAllWarnings(name, kind, rs)...)
 	problems = append(problems, dryRunNotes(name, kind, rs)...)
 	locate(data, problems)
 	sortProblems(problems)
@@ -190,7 +195,7 @@ func checkResources(name string, kind Kind, rs RuleSet, declared []string) []Pro
 		if res == "" { // system rules have none; a blank one is a validation error
 			return
 		}
-		p := Problem{File: name, Section: section, Rule: i, Resource: res, Severity: SeverityWarning}
+		p := Problem{File: name, Section: section, Rule: i, Resource: res, Severity: SeverityWarning, Undeclared: true}
 		if r.Regex {
 			re, err := ruleutil.CompileResourceRegex(res)
 			if err != nil || anyMatch(re.MatchString, sorted) {

@@ -23,6 +23,9 @@ type walker struct {
 	offs  map[string][]int
 	typos map[string][]typo  // misspelt fields, per section
 	near  map[nearKey]string // nearField's answers, up to maxNear names
+	// thresholds are the fields of a rule, per section, that a
+	// misspelling must not leave unset: such a rule is refused.
+	thresholds map[string][]string
 
 	lines   lineIndex
 	more    int  // warnings past MaxWarnings, counted only
@@ -106,11 +109,14 @@ func (w *walker) shapes(el *hujson.Value, obj *hujson.Object, rule *schema) {
 }
 
 func (w *walker) object(obj *hujson.Object, s *schema, path string) {
+	var misspelt []typo // of this object's fields
 	kept := obj.Members[:0]
 	for _, m := range obj.Members {
 		fs, name := s.field(memberName(&m))
 		if fs == nil {
-			w.typo(&m, s, path)
+			if t, ok := w.typo(&m, s, path); ok && path == "" {
+				misspelt = append(misspelt, t)
+			}
 		}
 		if fs == nil || fs.shape == shapeAny {
 			kept = append(kept, m)
@@ -125,6 +131,9 @@ func (w *walker) object(obj *hujson.Object, s *schema, path string) {
 	// Members dropped (nulls) leave no dangling comma: Pack writes the
 	// separators itself.
 	obj.Members = kept
+	if len(misspelt) > 0 {
+		w.unsetThresholds(obj, s, misspelt)
+	}
 }
 
 // value coerces one field's value in place; it reports whether the member
@@ -277,8 +286,8 @@ type nearKey struct {
 const maxNear = 1024
 
 // typo warns on an unknown member that is near a field of s, and keeps
-// it for the refusal it may cause.
-func (w *walker) typo(m *hujson.ObjectMember, s *schema, path string) {
+// it for the refusal it may cause; it returns the typo, if it is one.
+func (w *walker) typo(m *hujson.ObjectMember, s *schema, path string) (typo, bool) {
 	found := string(memberName(m))
 	k := nearKey{s, found}
 	want, ok := w.near[k]
@@ -292,17 +301,19 @@ func (w *walker) typo(m *hujson.ObjectMember, s *schema, path string) {
 		}
 	}
 	if want == "" {
-		return
+		return typo{}, false
 	}
 	if w.typos == nil {
 		w.typos = map[string][]typo{}
 	}
-	w.typos[w.section] = append(w.typos[w.section], typo{rule: w.index, found: path + found, want: path + want})
+	t := typo{rule: w.index, found: path + found, want: path + want}
+	w.typos[w.section] = append(w.typos[w.section], t)
 	if len(w.warns) >= MaxWarnings {
 		w.more++ // counted only: no message to build
-		return
+		return t, true
 	}
 	w.warn(m.Name.StartOffset, path+found, typoMessage(path+want, s.defs[want]))
+	return t, true
 }
 
 func (w *walker) warn(off int, path, msg string) {

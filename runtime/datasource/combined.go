@@ -134,10 +134,13 @@ func (c *combinedKind) decode(name string, text []byte, jt *javaText) (RuleSet, 
 // docSchema is the shape of a combined document: each kind's array under
 // its name.
 func (c *combinedKind) docSchema() docSchema {
-	doc := docSchema{sections: map[string]*schema{}}
+	doc := docSchema{sections: map[string]*schema{}, thresholds: map[string][]string{}}
 	for _, k := range c.kinds {
-		if sk, ok := k.(interface{ docSchema() docSchema }); ok && sk.docSchema().rules != nil {
-			doc.sections[k.Name()] = sk.docSchema().rules
+		if sk, ok := k.(interface{ docSchema() docSchema }); ok {
+			if ds := sk.docSchema(); ds.rules != nil {
+				doc.sections[k.Name()] = ds.rules
+				doc.thresholds[k.Name()] = ds.thresholds[""]
+			}
 		}
 	}
 	return doc

@@ -117,9 +117,11 @@
 //
 // Kind.Encode writes the rules in force as Java-compatible JSON; package
 // datasource/file writes them atomically. EncodeChecked also checks that
-// what is written loads again. Rules from a writer that knows nothing of
-// dryRun (Java's dashboard) go through KeepDryRun before Load, so that a
-// push never switches a dry run into enforcing.
+// what is written loads again. Rules from Java's dashboard, whose rule
+// entities carry a fixed set of fields (no dryRun; no regex for flow and
+// degrade rules), go through KeepUncarried before Load, so that a push
+// never switches a dry run into enforcing nor a regex rule into an exact
+// name.
 //
 // # Sources
 //

@@ -31,6 +31,9 @@ func FuzzDecode(f *testing.F) {
 		`{"flow":[{"resource":"a"}],"degrade":[]}`,
 		`{"flow":null}`,
 		`{"flwo":[]}`,
+		// Misspelt thresholds: left unset, beside their field, repeated.
+		`[{"resource":"a","cuont":20},{"resource":"b","count":1,"cuont":2}]`,
+		`{"flow":[{"resource":"a","Cuont":1,"cuont":2,"coutn":3}]}`,
 		// As Java's parsers read them: comments, trailing commas and text,
 		// quoted scalars, whole decimals, nulls.
 		"// rules\n[{\"resource\":\"a\" /* the API */, \"count\":\"5\"},]",
@@ -119,6 +122,35 @@ func FuzzDecodeJava(f *testing.F) {
 			if err != nil {
 				require.True(t, strings.HasPrefix(err.Error(), "f.json"), "error does not name the document: %v", err)
 			}
+		}
+	})
+}
+
+// FuzzDetectKind: `sentinelgen rules check` tells a document's kind from
+// its name and content; no input panics it, and a document of the kind it
+// names is checked, each problem naming the file.
+func FuzzDetectKind(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"flow.json", `[{"resource":"a","count":1}]`},
+		{"rules.json", `[{"resource":"a","timeWindow":10}]`},
+		{"x.json", `[{"resource":"a","limitApp":"b","strategy":1}]`},
+		{"sentinel-system.json", `[{"highestSystemLoad":2}]`},
+		{"all.json", `{"flow":[],"paramFlow":[{"resource":"a","paramIdx":0}]}`},
+		{"paramflow.json", "// c\n[{\"resource\":\"a\",},]"},
+		{"", `[null,1,"x",{}]`},
+		{"\xff.json", `{"` + strings.Repeat("flow", 64) + `":[]}`},
+	} {
+		f.Add(seed[0], []byte(seed[1]))
+	}
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		kind, err := datasource.DetectKind(name, data)
+		if err != nil {
+			return
+		}
+		require.NotNil(t, kind)
+		for _, p := range datasource.Check(name, data, kind, []string{"a", "getOrder"}) {
+			require.Equal(t, name, p.File)
+			require.NotEmpty(t, p.Message)
 		}
 	})
 }

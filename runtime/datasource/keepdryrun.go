@@ -3,39 +3,52 @@ package datasource
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"reflect"
+	"slices"
 	"strings"
 )
 
-// KeepDryRun prepares a decoded set from a writer that knows nothing of
-// dryRun, Java's Sentinel dashboard above all: its rule entities keep
-// only Java's fields, so every push sends every rule of a kind without
-// dryRun, and loading it as it is would switch each dry-run rule to
-// enforcing. Call it between Decode and Load. Each rule that does not
-// mention dryRun takes the DryRun of the rule in force it stands for:
+// KeepUncarried prepares a decoded set from Java's Sentinel dashboard, or
+// any writer that knows only some fields of a rule: the dashboard's rule
+// entities carry a fixed set of fields (dashboardfields.go lists them per
+// kind), so every push after an edit in the console sends every rule of
+// the kind without dryRun, and flow and degrade rules with "regex": false;
+// loading it as it is would switch each dry-run rule to enforcing and
+// each regex rule to an exact name. Call it between Decode and Load. Each
+// rule that says nothing of such a field (leaves it out; for a field
+// Java's rule class has, such as regex, writes Java's default) takes its
+// value from the rule in force it stands for:
 //
-//  1. the rule in force equal to it in every field but dryRun (the rules
-//     the operator did not touch: most of a push);
+//  1. the rule in force equal to it in every field the dashboard carries
+//     (the rules the operator did not touch: most of a push);
 //  2. else, the first rule in force left over with the same resource
 //     and limitApp (the rule the operator edited); for system rules,
 //     which have neither, the first system rule left over.
 //
 // Each rule in force stands for one pushed rule at most, the first that
 // matches, so a rule the operator added next to a dry-run rule of its
-// resource is enforced, as written. A rule that says "dryRun" itself
-// keeps what it says. KeepDryRun reports how many rules it kept as dry
-// runs. It does nothing for a combined set or a kind without dryRun.
-func KeepDryRun(set RuleSet) int {
+// resource is enforced, as written. A rule that says the field itself
+// ("dryRun": false, "regex": true) keeps what it says. KeepUncarried
+// reports how many rules took a value from the rule in force. It does
+// nothing for a combined set.
+func KeepUncarried(set RuleSet) int {
 	if k, ok := set.(interface{ keepDryRun() int }); ok {
 		return k.keepDryRun()
 	}
 	return 0
 }
 
+// KeepDryRun is KeepUncarried, which keeps dryRun and every other field
+// the dashboard does not carry.
+//
+// Deprecated: use KeepUncarried.
+func KeepDryRun(set RuleSet) int { return KeepUncarried(set) }
+
 func (s *ruleSet[R]) keepDryRun() int {
 	t := reflect.TypeFor[R]()
-	dry := fieldTagged(t, "dryRun", reflect.Bool)
-	if dry < 0 || len(s.rules) == 0 {
+	keep := uncarriedFields(s.kind.name, t)
+	if len(keep) == 0 || len(s.rules) == 0 {
 		return 0
 	}
 	elems := s.raw()[s.kind.name]
@@ -50,80 +63,101 @@ func (s *ruleSet[R]) keepDryRun() int {
 		}
 		return reflect.ValueOf(r).Elem().Field(i).String()
 	}
-	withoutDryRun := func(r R) R {
-		reflect.ValueOf(&r).Elem().Field(dry).SetBool(false)
+	withoutDryRun := func(r R) R { // every field the dashboard carries, alone
+		v := reflect.ValueOf(&r).Elem()
+		for _, f := range keep {
+			v.Field(f.index).SetZero()
+		}
 		return r
 	}
-	used := make([]bool, len(inForce))
 	matched := make([]int, len(s.rules)) // the rule in force each stands for, -1: none
-	for i := range matched {
-		matched[i] = -1
-	}
-	var silent []int // the rules that do not mention dryRun
+	var silent []int                     // the rules that say nothing of a field kept
+	said := make([][]bool, len(s.rules))
 	for i := range s.rules {
-		if !mentionsDryRun(elems[i]) {
+		matched[i] = -1
+		said[i] = saysFields(elems[i], reflect.ValueOf(&s.rules[i]).Elem(), keep)
+		if slices.Contains(said[i], false) {
 			silent = append(silent, i)
 		}
 	}
-	for _, i := range silent { // 1: equal but for dryRun
+	// The rules in force are indexed by key, so that a push of every rule
+	// of a kind costs time linear in the two sets.
+	taken := newClaims(len(inForce))
+	seed := maphash.MakeSeed()
+	equal := indexBy(taken, func(j int) uint64 { return valueHash(seed, reflect.ValueOf(withoutDryRun(inForce[j]))) })
+	for _, i := range silent { // 1: equal but for the fields kept
 		want := withoutDryRun(s.rules[i])
-		for j := range inForce {
-			if !used[j] && reflect.DeepEqual(want, withoutDryRun(inForce[j])) {
-				used[j], matched[i] = true, j
-				break
-			}
-		}
+		matched[i] = equal.claim(valueHash(seed, reflect.ValueOf(want)), func(j int) bool {
+			return reflect.DeepEqual(want, withoutDryRun(inForce[j]))
+		})
 	}
+	type name struct{ resource, limitApp string }
+	nameOf := func(r *R) name { return name{stringAt(r, resource), normLimitApp(stringAt(r, limitApp))} }
+	edited := indexBy(taken, func(j int) name { return nameOf(&inForce[j]) })
 	for _, i := range silent { // 2: edited: the same resource and limitApp
-		if matched[i] >= 0 {
-			continue
-		}
-		res, app := stringAt(&s.rules[i], resource), stringAt(&s.rules[i], limitApp)
-		for j := range inForce {
-			if !used[j] && stringAt(&inForce[j], resource) == res && sameLimitApp(stringAt(&inForce[j], limitApp), app) {
-				used[j], matched[i] = true, j
-				break
-			}
+		if matched[i] < 0 {
+			matched[i] = edited.claim(nameOf(&s.rules[i]), nil)
 		}
 	}
 	kept := 0
 	for _, i := range silent {
-		if j := matched[i]; j >= 0 && reflect.ValueOf(&inForce[j]).Elem().Field(dry).Bool() {
-			reflect.ValueOf(&s.rules[i]).Elem().Field(dry).SetBool(true)
+		j := matched[i]
+		if j < 0 {
+			continue
+		}
+		to, from := reflect.ValueOf(&s.rules[i]).Elem(), reflect.ValueOf(&inForce[j]).Elem()
+		took := false
+		for n, f := range keep {
+			if !said[i][n] && !from.Field(f.index).IsZero() {
+				to.Field(f.index).Set(from.Field(f.index))
+				took = true
+			}
+		}
+		if took {
 			kept++
 		}
 	}
 	return kept
 }
 
-// sameLimitApp compares limitApps as the rules in force hold them: blank
-// is "default", as every rule package fills it in.
-func sameLimitApp(a, b string) bool {
-	norm := func(s string) string {
-		if s = strings.TrimSpace(s); s == "" {
-			return "default"
-		}
-		return s
+// normLimitApp is a limitApp as the rules in force hold it: blank is
+// "default", as every rule package fills it in.
+func normLimitApp(s string) string {
+	if s = strings.TrimSpace(s); s == "" {
+		return "default"
 	}
-	return norm(a) == norm(b)
+	return s
 }
 
-// mentionsDryRun reports whether a rule object has a dryRun member (in
-// any case, as encoding/json matches it).
-func mentionsDryRun(el json.RawMessage) bool {
-	if !bytes.Contains(bytes.ToLower(el), []byte(`"dryrun"`)) {
-		return false
-	}
-	fields, err := objectFields(el)
-	if err != nil {
-		return true // it decoded: count the mention
-	}
-	for _, f := range fields {
-		if strings.EqualFold(f.key, "dryRun") {
-			return true
+// saysFields reports, for each field of keep, whether the pushed rule el
+// (decoded into r) says it: mentions it (in any case, as encoding/json
+// matches it), with a value other than Java's default where the dashboard
+// writes that default.
+func saysFields(el json.RawMessage, r reflect.Value, keep []uncarried) []bool {
+	said := make([]bool, len(keep))
+	lower := bytes.ToLower(el)
+	var fields []field
+	read := false
+	for n, f := range keep {
+		if !bytes.Contains(lower, []byte(`"`+strings.ToLower(f.name)+`"`)) {
+			continue
 		}
+		if !read {
+			var err error
+			if fields, err = objectFields(el); err != nil {
+				fields = nil
+			}
+			read = true
+		}
+		mentioned := fields == nil // it decoded: count the mention
+		for _, m := range fields {
+			if strings.EqualFold(m.key, f.name) {
+				mentioned = true
+			}
+		}
+		said[n] = mentioned && (!f.javaDefault || !r.Field(f.index).IsZero())
 	}
-	return false
+	return said
 }
 
 // fieldTagged is the index of t's field with JSON name name and kind k,

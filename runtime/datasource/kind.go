@@ -84,17 +84,28 @@ func WithLint[R any](lint func([]R) runtime.RuleErrors) KindOption[R] {
 	return func(k *ruleKind[R]) { k.lint = lint }
 }
 
+// WithThresholds names the fields of a rule (JSON names) whose absence
+// changes its protection drastically: a flow rule's count (absent, it is
+// 0: every call blocked), an authority rule's strategy (absent, a black
+// list becomes a white list). A rule that leaves one out and has a
+// misspelling of it ("cuont") is refused, by every source, rather than
+// loaded as Java loads it; a threshold written out ("count": 0) loads.
+func WithThresholds[R any](fields ...string) KindOption[R] {
+	return func(k *ruleKind[R]) { k.thresholds = fields }
+}
+
 type ruleKind[R any] struct {
-	name     string
-	prop     *runtime.Property[[]R]
-	validate func([]R) error
-	current  func() []R
-	lint     func([]R) runtime.RuleErrors
+	name       string
+	prop       *runtime.Property[[]R]
+	validate   func([]R) error
+	current    func() []R
+	lint       func([]R) runtime.RuleErrors
+	thresholds []string
 }
 
 // docSchema is the shape of this kind's documents, for readJava.
 func (k *ruleKind[R]) docSchema() docSchema {
-	return docSchema{rules: schemaFor(reflect.TypeFor[R]())}
+	return docSchema{rules: schemaFor(reflect.TypeFor[R]()), thresholds: map[string][]string{"": k.thresholds}}
 }
 
 func (k *ruleKind[R]) Name() string { return k.name }

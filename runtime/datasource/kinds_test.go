@@ -154,11 +154,13 @@ func TestCheckFilesOnJavaFiles(t *testing.T) {
 	assert.Equal(t, []string{
 		`testdata/combined.json:15:26: flow: rule 0 (resource "/api/order"): warning: warmUpPeriodSec is null; read as its default 10, as fastjson reads it (Jackson would read 0)`,
 		`testdata/combined.json:16:28: flow: rule 0 (resource "/api/order"): warning: maxQueueingTimeMs is null; read as its default 500, as fastjson reads it (Jackson would read 0)`,
+		`testdata/combined.json:69:5: flow: rule 4 (resource "reserveStock"): warning: count is 0: the rule blocks every call; fine if meant (a switch that closes the resource), else set the threshold, or add "dryRun": true to see what it would block`,
 		`testdata/combined.json:106:29: degrade: rule 1 (resource "/api/order"): warning: slowRatioThreshold is null; read as its default 1, as fastjson reads it (Jackson would read 0)`,
 		`testdata/combined.json:204:5: paramFlow: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
 		`testdata/degrade.json:29:27: rule 1 (resource "/api/order"): warning: slowRatioThreshold is null; read as its default 1, as fastjson reads it (Jackson would read 0)`,
 		`testdata/flow.json:14:24: rule 0 (resource "/api/order"): warning: warmUpPeriodSec is null; read as its default 10, as fastjson reads it (Jackson would read 0)`,
 		`testdata/flow.json:15:26: rule 0 (resource "/api/order"): warning: maxQueueingTimeMs is null; read as its default 500, as fastjson reads it (Jackson would read 0)`,
+		`testdata/flow.json:68:3: rule 4 (resource "reserveStock"): warning: count is 0: the rule blocks every call; fine if meant (a switch that closes the resource), else set the threshold, or add "dryRun": true to see what it would block`,
 		`testdata/paramflow.json:32:3: rule 1 (resource "searchOrders"): warning: no declared resource is named "searchOrders" (did you mean "searchOrder"?)`,
 	}, got)
 	assert.Empty(t, flow.Rules(), "checking loads nothing")

@@ -51,6 +51,9 @@ type javaText struct {
 type docSchema struct {
 	rules    *schema            // a single kind's rule
 	sections map[string]*schema // a combined document's kinds' rules
+	// thresholds are, per section ("" for a single kind), the fields of
+	// a rule that a misspelling must not leave unset (WithThresholds).
+	thresholds map[string][]string
 }
 
 // readJava parses data (UTF-8, BOM removed) with comments, trailing
@@ -88,7 +91,7 @@ func readJava(name string, data []byte, doc docSchema) (*javaText, error) {
 	if !root.IsStandard() {
 		out.warns = append(out.warns, nonStandard(name, data[:min(len(buf), len(data))], &root)...)
 	}
-	w := &walker{name: name, data: data, errs: map[string]runtime.RuleErrors{}, offs: map[string][]int{}}
+	w := &walker{name: name, data: data, errs: map[string]runtime.RuleErrors{}, offs: map[string][]int{}, thresholds: doc.thresholds}
 	switch {
 	case doc.rules != nil:
 		w.rules("", &root, doc.rules)

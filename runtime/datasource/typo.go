@@ -3,8 +3,11 @@ package datasource
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tailscale/hujson"
 
 	"github.com/sentinelgen/sentinelgen/internal/suggest"
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -194,5 +197,57 @@ func memberNames(s *schema, into map[string]bool, seen map[*schema]bool) {
 		}
 	case shapeArray:
 		memberNames(s.elem, into, seen)
+	}
+}
+
+// unsetThresholds refuses a rule that leaves a threshold unset and has a
+// misspelling of it (misspelt, the rule's typos): {"cuont": 20} loads in
+// Java as count 0, which blocks every call. Java ignores the unknown
+// field; here the rules in force stay, and the error names the field
+// meant. A threshold written out ("count": 0) is what its author meant,
+// and loads.
+func (w *walker) unsetThresholds(obj *hujson.Object, s *schema, misspelt []typo) {
+	thresholds := w.thresholds[w.section]
+	if len(thresholds) == 0 {
+		return
+	}
+	var set map[string]bool // the rule's fields, read once whatever the typos
+	for _, t := range misspelt {
+		if !slices.Contains(thresholds, t.want) {
+			continue
+		}
+		if set == nil {
+			set = map[string]bool{}
+			for i := range obj.Members {
+				if _, name := s.field(memberName(&obj.Members[i])); name != "" {
+					set[name] = true
+				}
+			}
+		}
+		if set[t.want] {
+			continue // written out: the misspelling is a stray field beside it
+		}
+		set[t.want] = true // one error per field, however many misspellings
+		w.dropTypoWarning(t.found)
+		if len(w.errs[w.section]) >= MaxRuleErrors {
+			// Past the cap the refusal is only counted: no message to build.
+			w.errs[w.section] = append(w.errs[w.section], &runtime.RuleError{Index: w.index, Field: t.want})
+			continue
+		}
+		w.errs[w.section] = append(w.errs[w.section], &runtime.RuleError{Index: w.index, Resource: w.resource(), Field: t.want,
+			Reason: fmt.Sprintf("is not set, and the rule has %q: did you mean %q? Java ignores %q and loads %s as %s, which changes what the rule protects",
+				t.found, t.want, t.found, t.want, s.defs[t.want])})
+	}
+}
+
+// dropTypoWarning removes the warning on the misspelt field found of the
+// rule being walked: its refusal says it all. The rule's warnings are the
+// last ones.
+func (w *walker) dropTypoWarning(found string) {
+	for i := len(w.warns) - 1; i >= 0 && w.warns[i].Rule == w.index && w.warns[i].Section == w.section; i-- {
+		if w.warns[i].Field == found {
+			w.warns = slices.Delete(w.warns, i, i+1)
+			return
+		}
 	}
 }

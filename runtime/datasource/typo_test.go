@@ -29,9 +29,9 @@ func TestMisspeltFieldsAreWarningsWithTheFieldMeant(t *testing.T) {
 		doc  string
 		want []string
 	}{
-		{"cout leaves count at 0, which blocks every call", datasource.Flow,
-			`[{"resource":"getOrder","grade":1,"cout":3}]`,
-			[]string{`flow.json:1:35: rule 0 (resource "getOrder"): warning: cout is not a field of this rule; did you mean "count"? It is ignored, as Java ignores unknown fields, so count keeps its default 0`}},
+		{"cout beside count is a stray field", datasource.Flow,
+			`[{"resource":"getOrder","grade":1,"count":3,"cout":3}]`,
+			[]string{`flow.json:1:45: rule 0 (resource "getOrder"): warning: cout is not a field of this rule; did you mean "count"? It is ignored, as Java ignores unknown fields, so count keeps its default 0`}},
 		{"British spelling", datasource.Flow,
 			`[{"resource":"getOrder","count":3,"controlBehaviour":2}]`,
 			[]string{`flow.json:1:35: rule 0 (resource "getOrder"): warning: controlBehaviour is not a field of this rule; did you mean "controlBehavior"? It is ignored, as Java ignores unknown fields, so controlBehavior keeps its default 0`}},
@@ -42,11 +42,11 @@ func TestMisspeltFieldsAreWarningsWithTheFieldMeant(t *testing.T) {
 			`[{"resource":"payOrder","grade":0,"count":200,"timeWindow":10,"minRequestAmout":20}]`,
 			[]string{`degrade.json:1:63: rule 0 (resource "payOrder"): warning: minRequestAmout is not a field of this rule; did you mean "minRequestAmount"? It is ignored, as Java ignores unknown fields, so minRequestAmount keeps its default 5`}},
 		{"system", datasource.System,
-			`[{"highestCpuUsag":0.8}]`,
-			[]string{`system.json:1:3: rule 0: warning: highestCpuUsag is not a field of this rule; did you mean "highestCpuUsage"? It is ignored, as Java ignores unknown fields, so highestCpuUsage keeps its default -1`}},
+			`[{"highestCpuUsage":0.8,"dryRn":true}]`,
+			[]string{`system.json:1:25: rule 0: warning: dryRn is not a field of this rule; did you mean "dryRun"? It is ignored, as Java ignores unknown fields, so dryRun keeps its default false`}},
 		{"authority", datasource.Authority,
-			`[{"resource":"a","limitApp":"x","strategi":1}]`,
-			[]string{`authority.json:1:33: rule 0 (resource "a"): warning: strategi is not a field of this rule; did you mean "strategy"? It is ignored, as Java ignores unknown fields, so strategy keeps its default 0`}},
+			`[{"resource":"a","limitApp":"x","strategy":1,"regx":true}]`,
+			[]string{`authority.json:1:46: rule 0 (resource "a"): warning: regx is not a field of this rule; did you mean "regex"? It is ignored, as Java ignores unknown fields, so regex keeps its default false`}},
 		{"hot parameter, in a commented file", datasource.ParamFlow,
 			"[{\"resource\":\"a\",\"paramIdx\":0,\"count\":5,\"durationInSecs\":2} // slow path\n]",
 			[]string{`paramFlow.json:1:41: rule 0 (resource "a"): warning: durationInSecs is not a field of this rule; did you mean "durationInSec"? It is ignored, as Java ignores unknown fields, so durationInSec keeps its default 1`}},
@@ -98,28 +98,33 @@ func TestARefusalATypoCausedNamesTheTypo(t *testing.T) {
 }
 
 func TestMisspeltFieldsAreReportedByEverySurface(t *testing.T) {
-	// rules check
+	// rules check: a misspelt threshold left unset is an error
 	ps := datasource.Check("flow.json", []byte(`[{"resource":"getOrder","grade":1,"cout":3}]`), datasource.Flow, nil)
+	require.NotEmpty(t, ps)
+	assert.Equal(t, datasource.SeverityError, ps[0].Severity)
+	assert.Equal(t, "count", ps[0].Field)
+	assert.Contains(t, ps[0].Message, `did you mean "count"?`)
+	// a misspelt field beside its own: a warning
+	ps = datasource.Check("flow.json", []byte(`[{"resource":"getOrder","count":3,"maxQueueingTimeMss":3}]`), datasource.Flow, nil)
 	require.Len(t, ps, 1)
 	assert.Equal(t, datasource.SeverityWarning, ps[0].Severity)
-	assert.Equal(t, "cout", ps[0].Field)
-	assert.Contains(t, ps[0].Message, `did you mean "count"?`)
+	assert.Equal(t, "maxQueueingTimeMss", ps[0].Field)
 	// a load's report (what LastWarnings, the log and the dashboard read)
 	t.Cleanup(func() { _ = flow.LoadRules(nil) })
-	rep, err := datasource.LoadReport("flow.json", []byte(`[{"resource":"getOrder","grade":1,"cout":3}]`), datasource.Flow)
+	rep, err := datasource.LoadReport("flow.json", []byte(`[{"resource":"getOrder","count":3,"maxQueueingTimeMss":3}]`), datasource.Flow)
 	require.NoError(t, err)
 	assert.Len(t, typoWarnings(rep.Warnings), 1)
 	// a combined document's sections, and its section names
-	doc := `{"flow":[{"resource":"getOrder","cout":3}],"degarde":[]}`
+	doc := `{"flow":[{"resource":"getOrder","count":3}],"degarde":[]}`
 	_, err = datasource.Combined.Decode("rules.json", []byte(doc))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `unknown rule kind "degarde" (did you mean "degrade"?)`)
-	set, err := datasource.Combined.Decode("rules.json", []byte(`{"flow":[{"resource":"getOrder","cout":3}]}`))
+	set, err := datasource.Combined.Decode("rules.json", []byte(`{"flow":[{"resource":"getOrder","count":3,"cout":3}]}`))
 	require.NoError(t, err)
 	ws := set.Warnings()
 	require.Len(t, ws, 1)
 	assert.Equal(t, "flow", ws[0].Section)
-	assert.Equal(t, `rules.json:1:33: flow: rule 0 (resource "getOrder"): warning: cout is not a field of this rule; did you mean "count"? It is ignored, as Java ignores unknown fields, so count keeps its default 0`, ws[0].String())
+	assert.Equal(t, `rules.json:1:43: flow: rule 0 (resource "getOrder"): warning: cout is not a field of this rule; did you mean "count"? It is ignored, as Java ignores unknown fields, so count keeps its default 0`, ws[0].String())
 }
 
 // What the dashboard exports and what Java's rule classes write, for every

@@ -2,11 +2,13 @@ package degrade_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // An admitted call through closed breakers allocates its entry and nothing
@@ -52,4 +54,36 @@ func TestRuleString(t *testing.T) {
 	assert.Equal(t, `degrade rule {resource "a.*" (regex), error ratio above 0.5, minRequestAmount 5 per 1000 ms, open 10 s}`, r.String())
 	r = &degrade.Rule{Resource: "b", Count: 20, SlowRatioThreshold: 0.8, TimeWindow: 1, MinRequestAmount: 3}
 	assert.Equal(t, `degrade rule {resource "b", slow ratio above 0.8 of calls slower than 20 ms, minRequestAmount 3 per 1000 ms, open 1 s}`, r.String())
+}
+
+// A call an open breaker refuses allocates its entry and nothing else:
+// every refusal by the breaker gets the same BlockError, built with its
+// rule.
+func TestRefusedCallsAllocateOnlyTheEntry(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	setup(t)
+	load(t, degrade.Rule{Resource: "refuse-open", Grade: degrade.ErrorCount, Count: 1, MinRequestAmount: 1, TimeWindow: 60})
+	r := runtime.Declare(runtime.ResourceSpec{Name: "refuse-open"})
+	ctx := context.Background()
+	for range 2 { // two errors exceed the count of one: the breaker opens
+		e, b := r.Entry(ctx)
+		require.Nil(t, b)
+		e.SetError(errors.New("down"))
+		e.Exit()
+	}
+	_, first := r.Entry(ctx)
+	require.NotNil(t, first, "the breaker is open")
+	allocs := testing.AllocsPerRun(200, func() {
+		if e, b := r.Entry(ctx); b == nil {
+			e.Exit()
+			t.Fatal("admitted")
+		}
+	})
+	assert.Equal(t, 1.0, allocs)
+	_, again := r.Entry(ctx)
+	assert.Same(t, first, again, "one BlockError for every refusal by the breaker")
+	assert.Equal(t, runtime.BlockDegrade, again.BlockType())
+	assert.Equal(t, "refuse-open", again.Rule().(*degrade.Rule).Resource)
 }

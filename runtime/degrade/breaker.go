@@ -36,6 +36,8 @@ type breaker struct {
 	// (DryRun aside) keeps the breaker and replaces the rule.
 	rule     atomic.Pointer[Rule]
 	resource string
+	// blocked is what every call the breaker refuses gets (refusal).
+	blocked atomic.Pointer[runtime.BlockError]
 
 	// refused holds the calls in flight this breaker refused as a dry-run
 	// rule and let through: they are no samples and no probes. wasDry is
@@ -74,6 +76,19 @@ func (b *breaker) setRule(rule *Rule) {
 		b.wasDry.Store(true)
 	}
 	b.rule.Store(rule)
+}
+
+// refusal is the BlockError of every call the breaker refuses: built at
+// its first refusal under its rule, so that a refusal allocates no error
+// and a breaker never open holds none.
+func (b *breaker) refusal() *runtime.BlockError {
+	rule := b.rule.Load()
+	if e := b.blocked.Load(); e != nil && e.Rule() == runtime.Rule(rule) {
+		return e
+	}
+	e := runtime.NewSharedBlockError(runtime.BlockDegrade, b.resource, rule, nil)
+	b.blocked.Store(e)
+	return e
 }
 
 func (b *breaker) State() State { return State(b.state.Load()) }

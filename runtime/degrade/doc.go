@@ -63,7 +63,9 @@
 // Reloading a rule equal to one in force (every field equal once defaults
 // are filled in) keeps its breakers and their state, including the
 // per-resource breakers of regex and default rules; a changed rule starts
-// closed.
+// closed. (Java rebuilds every regex rule's breakers, closed, when any
+// degrade rule changes: an edit to one rule would close the open breakers
+// of others.)
 //
 // # Regex and default rules
 //

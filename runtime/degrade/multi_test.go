@@ -208,3 +208,29 @@ func TestPropertyUpdateLoadsRules(t *testing.T) {
 	require.Error(t, degrade.Property().Update([]degrade.Rule{{Resource: "bad"}}))
 	require.Len(t, degrade.Rules(), 1, "a refused set leaves the rules in force")
 }
+
+// Java 1.8.9 rebuilds every regex rule's breakers, closed, whenever a load
+// changes the rule list (its regex cache is regenerated from the rules),
+// while a literal rule that stays unchanged keeps its breaker; an equal
+// list is no reload at all. Here every rule that stays unchanged keeps its
+// breakers, regex or not (a documented difference): editing one rule must
+// not close the open breakers of others and send traffic to a dependency
+// that is failing.
+func TestAnOpenRegexBreakerStaysOpenWhenAnotherRuleChanges(t *testing.T) {
+	clk := setup(t)
+	regex := degrade.Rule{Resource: "regex-reload-.*", Regex: true, Grade: degrade.ErrorCount, Count: 0,
+		TimeWindow: 60, MinRequestAmount: 1}
+	other := degrade.Rule{Resource: "regex-reload-other", Grade: degrade.ErrorRatio, Count: 0.5, TimeWindow: 1}
+	load(t, regex, other)
+	require.True(t, call(clk, "regex-reload-a", 0, errBusiness))
+	require.Equal(t, degrade.Open, state(t, "regex-reload-a", 0))
+
+	load(t, regex, other)
+	assert.False(t, call(clk, "regex-reload-a", 0, nil), "an equal list: open, as in Java")
+
+	changed := other
+	changed.Count = 0.6
+	load(t, regex, changed)
+	assert.False(t, call(clk, "regex-reload-a", 0, nil), "another rule changed: still open (Java closes it and admits)")
+	assert.Equal(t, degrade.Open, state(t, "regex-reload-a", 0))
+}

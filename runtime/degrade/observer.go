@@ -5,6 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -85,7 +86,7 @@ func callObserver(o namedObserver, ev StateChange) {
 	defer func() {
 		if p := recover(); p != nil {
 			runtime.Logger().Error("sentinel: circuit breaker observer panicked",
-				slog.String("observer", o.name), slog.String("resource", ev.Resource), slog.Any("panic", p))
+				slog.String("observer", o.name), slog.String("resource", safetext.Name(ev.Resource)), slog.Any("panic", p))
 		}
 	}()
 	o.fn(ev)

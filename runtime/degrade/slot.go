@@ -85,7 +85,7 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 				}
 				p.abandon(c, now)
 			}
-			return c.Block(runtime.BlockDegrade, b.rule.Load(), nil)
+			return b.refusal()
 		}
 	}
 	return nil

@@ -31,8 +31,8 @@ func validate(rules []Rule) (*ruleutil.Regexes, error) {
 		if strings.TrimSpace(r.Resource) == "" {
 			bad("resource", "is required")
 		} else if r.Regex {
-			if _, err := compiler.Compile(r.Resource); err != nil {
-				bad("resource", "%q is not a valid regular expression: %v", r.Resource, err)
+			if err := compiler.Compile(r.Resource); err != nil {
+				bad("resource", "%s", ruleutil.RegexReason(err))
 			}
 		}
 		switch {

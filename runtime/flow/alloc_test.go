@@ -7,6 +7,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // An admitted call allocates its entry and nothing else, whatever rule
@@ -45,4 +46,66 @@ func TestAdmittedCallsAllocateOnlyTheEntry(t *testing.T) {
 			assert.LessOrEqual(t, allocs, 1.0)
 		})
 	}
+}
+
+// A refused call allocates its entry and nothing else: every refusal by a
+// rule on a resource gets the same BlockError, built when the rule bound.
+func TestRefusedCallsAllocateOnlyTheEntry(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	tests := []struct {
+		name string
+		rule flow.Rule
+		ctx  context.Context
+	}{
+		{"Direct Reject QPS", qps("refuse-qps", 0), context.Background()},
+		{"Direct Reject thread", flow.Rule{Resource: "refuse-threads", Count: 0}, context.Background()},
+		{"a specific origin", flow.Rule{Resource: "refuse-origin", Grade: flow.GradeQPS, Count: 0, LimitApp: "appA"}, from("appA")},
+		{"WarmUp", flow.Rule{Resource: "refuse-warm", Grade: flow.GradeQPS, Count: 0, ControlBehavior: flow.WarmUp}, context.Background()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			load(t, tt.rule)
+			r := runtime.Declare(runtime.ResourceSpec{Name: tt.rule.Resource})
+			_, first := r.Entry(tt.ctx) // binds the chain, creates nodes and gates
+			require.NotNil(t, first)
+			allocs := testing.AllocsPerRun(200, func() {
+				e, b := r.Entry(tt.ctx)
+				if b == nil {
+					e.Exit()
+					t.Fatal("admitted")
+				}
+			})
+			assert.Equal(t, 1.0, allocs)
+			_, again := r.Entry(tt.ctx)
+			assert.Same(t, first, again, "one BlockError for every refusal by the rule")
+			assert.Equal(t, tt.rule.Resource, again.Resource())
+			assert.Equal(t, again.Rule().(*flow.Rule).LimitApp, again.TriggeredValue(), "the rule's limitApp, as Java's")
+		})
+	}
+}
+
+// Admitted calls allocate as many times as refused ones: a refusal is
+// never the dearer path.
+func TestAdmittedAndRefusedCallsAllocateOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	load(t, qps("alloc-both-admit", 1e12), qps("alloc-both-refuse", 0))
+	admit := runtime.Declare(runtime.ResourceSpec{Name: "alloc-both-admit"})
+	refuse := runtime.Declare(runtime.ResourceSpec{Name: "alloc-both-refuse"})
+	ctx := context.Background()
+	admitted := testing.AllocsPerRun(200, func() {
+		if e, b := admit.Entry(ctx); b == nil {
+			e.Exit()
+		}
+	})
+	refused := testing.AllocsPerRun(200, func() {
+		if e, b := refuse.Entry(ctx); b == nil {
+			e.Exit()
+		}
+	})
+	assert.Equal(t, 1.0, admitted)
+	assert.Equal(t, 1.0, refused)
 }

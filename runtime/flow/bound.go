@@ -147,6 +147,20 @@ func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
 	return s
 }
 
+// refusal is the BlockError of every call the rule refuses on c's
+// resource: built at the first refusal and kept in the rule's state on
+// the resource, so that a refusal allocates no error, and a resource never
+// refused holds none. A reload that keeps the state but changes the rule
+// (its dry-run flag) builds it anew.
+func (br *boundRule) refusal(c *runtime.Call) *runtime.BlockError {
+	if b := br.state.blocked.Load(); b != nil && b.Rule() == runtime.Rule(br.rule) {
+		return b
+	}
+	b := runtime.NewSharedBlockError(runtime.BlockFlow, c.Name(), br.rule, br.rule.LimitApp)
+	br.state.blocked.Store(b)
+	return b
+}
+
 // applies is the limitApp half of Java's selectNodeByRequesterAndStrategy.
 func (br *boundRule) applies(c *runtime.Call) bool {
 	switch br.app {

@@ -64,7 +64,10 @@
 //
 // limitApp selects callers as Java's FlowRuleChecker: a specific origin
 // (runtime.EnterContext's origin) limits that origin's calls, "other"
-// limits origins named by no other rule of the resource, each on its own,
+// limits origins named by no other rule of the resource, each on its own
+// (for a regex rule too, the rules that apply to the called resource; Java
+// asks the rules of the pattern's string instead, so that to ".+" every
+// origin is other),
 // "default" limits everyone. Strategy selects the statistics: Direct reads
 // the resource's ClusterNode for "default" and the origin's node
 // otherwise; Relate reads RefResource's ClusterNode (a resource never

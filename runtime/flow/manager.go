@@ -75,6 +75,9 @@ type resState struct {
 	// builds its warm-up controllers.
 	share      atomic.Pointer[shareState]
 	coldFactor int
+	// blocked is what the rule's refusals on the resource return
+	// (boundRule.refusal).
+	blocked atomic.Pointer[runtime.BlockError]
 }
 
 func (t *stateTable) get(resource string, create func() *resState) *resState {
@@ -237,7 +240,7 @@ func buildPatterns(rules []Rule) *ruleutil.Regexes {
 	x := &ruleutil.Regexes{}
 	for i := range rules {
 		if rules[i].Regex {
-			_, _ = x.Compile(rules[i].Resource)
+			_ = x.Compile(rules[i].Resource)
 		}
 	}
 	_ = x.Build()

@@ -2,6 +2,7 @@ package flow_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,5 +65,42 @@ func BenchmarkLoadHostileRegexRules(b *testing.B) {
 		if flow.LoadRules(rules) == nil {
 			b.Fatal("loaded")
 		}
+	}
+}
+
+// BenchmarkLoadRegexRules loads documents the caps allow and refuse:
+// 97 rules of ~1,000 instructions reading a Unicode class against the
+// same with a plain rune (both refused: they need more than eight
+// automata), and 300 patterns of 15,000 instructions each (refused by the
+// per-pattern cap).
+func BenchmarkLoadRegexRules(b *testing.B) {
+	document := func(n int, resource func(i int) string) []flow.Rule {
+		rules := make([]flow.Rule, n)
+		for i := range rules {
+			rules[i] = flow.Rule{Resource: resource(i), Regex: true, Grade: flow.GradeQPS, Count: 1}
+		}
+		return rules
+	}
+	class := func(class string) func(int) string {
+		return func(i int) string { return fmt.Sprintf(`/svc%02d/%s{990}`, i, class) }
+	}
+	for _, bc := range []struct {
+		name  string
+		rules []flow.Rule
+	}{
+		{"plainRunes", document(97, class("x"))},
+		{"unicodeClasses", document(97, class(`[\pL\pN_.~-]`))},
+		{"foldedClasses", document(97, class(`(?i:[\p{Greek}k])`))},
+		{"overCap", document(300, func(i int) string {
+			return fmt.Sprintf(`(?:abcdefghijklmn%c){1000}`, 'a'+i%26) + strings.Repeat("z", i/26)
+		})},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			defer func() { _ = flow.LoadRules(nil) }()
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = flow.LoadRules(bc.rules)
+			}
+		})
 	}
 }

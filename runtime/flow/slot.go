@@ -126,7 +126,7 @@ func (ck *checker) refused(c *runtime.Call, i int, acquire int64) *runtime.Block
 					continue
 				}
 				ck.giveBack(c, j, acquire, &bw)
-				return c.Block(runtime.BlockFlow, ck.rules[j].rule, ck.rules[j].rule.LimitApp)
+				return ck.rules[j].refusal(c)
 			}
 		}
 		if c.Sleep(time.Duration(bw.at-c.NowMillis())*time.Millisecond) == nil {
@@ -135,10 +135,10 @@ func (ck *checker) refused(c *runtime.Call, i int, acquire int64) *runtime.Block
 		// The caller gave up waiting: the call is refused.
 		i, j := bw.rule, len(ck.rules)
 		ck.giveBack(c, j, acquire, &bw)
-		return c.Block(runtime.BlockFlow, ck.rules[i].rule, ck.rules[i].rule.LimitApp)
+		return ck.rules[i].refusal(c)
 	}
 	ck.giveBack(c, i, acquire, &bw)
-	return c.Block(runtime.BlockFlow, ck.rules[i].rule, ck.rules[i].rule.LimitApp)
+	return ck.rules[i].refusal(c)
 }
 
 // giveBack releases what the first n rules granted a call that is refused

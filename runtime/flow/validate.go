@@ -49,8 +49,8 @@ func validateRule(i int, r *Rule, patterns *ruleutil.Regexes) runtime.RuleErrors
 	if strings.TrimSpace(r.Resource) == "" {
 		bad("resource", "is blank; a rule needs the name of the resource it protects")
 	} else if r.Regex {
-		if _, err := patterns.Compile(r.Resource); err != nil {
-			bad("resource", "%q is not a valid regular expression (regex is true): %v", r.Resource, err)
+		if err := patterns.Compile(r.Resource); err != nil {
+			bad("resource", "%s", ruleutil.RegexReason(err))
 		}
 	}
 	switch {

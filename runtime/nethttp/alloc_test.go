@@ -2,58 +2,70 @@ package nethttp_test
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
 // A protected request allocates what the mux's routing does and one
 // object for the Sentinel context, the entry, the request copy that
 // carries the entry (http.Request's context cannot be set in place) and
-// the status writer together: 2 in all, as BenchmarkServeMux measures, and
-// 3 with the second routing of a wrapped mux.
-func TestProtectedRequestsAllocateAtMostThreeTimes(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector allocates")
+// the status writer together; a wrapped mux routes twice. A refused
+// request allocates that object too, and answers with a header and body
+// built once: never more than an admitted one.
+func TestRequestAllocations(t *testing.T) {
+	routes := func(handle func(mux *http.ServeMux, pattern string)) *http.ServeMux {
+		mux := http.NewServeMux()
+		handle(mux, "GET /alloc/admitted/{id}")
+		handle(mux, "GET /alloc/refused/{id}")
+		return mux
 	}
+	plain := func(mux *http.ServeMux, pattern string) { mux.Handle(pattern, nop) }
 	tests := []struct {
 		name    string
-		handler func(path string) http.Handler
-		max     float64
+		handler func(protected bool) http.Handler
+		want    webtest.RouteAllocs
 	}{
-		{"NewServeMux", func(path string) http.Handler {
+		{"Middleware around a mux, which routes twice", func(protected bool) http.Handler {
+			if !protected {
+				return routes(plain)
+			}
+			return nethttp.Middleware()(routes(plain))
+		}, webtest.RouteAllocs{Bare: 1, Admitted: 3, Refused: 2}},
+		{"Handle", func(protected bool) http.Handler {
+			if !protected {
+				return routes(plain)
+			}
+			return routes(func(mux *http.ServeMux, pattern string) { nethttp.Handle(mux, pattern, nop) })
+		}, webtest.RouteAllocs{Bare: 1, Admitted: 2, Refused: 2}},
+		{"NewServeMux", func(protected bool) http.Handler {
+			if !protected {
+				return routes(plain)
+			}
 			mux := nethttp.NewServeMux()
-			mux.Handle("GET "+path+"/{id}", nop)
-			mux.Handle("/alloc/other/{id}", nop)
+			mux.Handle("GET /alloc/admitted/{id}", nop)
+			mux.Handle("GET /alloc/refused/{id}", nop)
 			return mux
-		}, 2},
-		{"NewServeMux without error statuses", func(path string) http.Handler {
+		}, webtest.RouteAllocs{Bare: 1, Admitted: 2, Refused: 2}},
+		{"NewServeMux without error statuses", func(protected bool) http.Handler {
+			if !protected {
+				return routes(plain)
+			}
 			mux := nethttp.NewServeMux(nethttp.WithErrorStatus(nil))
-			mux.Handle("GET "+path+"/{id}", nop)
+			mux.Handle("GET /alloc/admitted/{id}", nop)
+			mux.Handle("GET /alloc/refused/{id}", nop)
 			return mux
-		}, 2},
-		{"Handle", func(path string) http.Handler {
-			mux := http.NewServeMux()
-			nethttp.Handle(mux, "GET "+path+"/{id}", nop)
-			return mux
-		}, 2},
-		{"Middleware around a mux, which routes twice", func(path string) http.Handler {
-			return nethttp.Middleware()(benchMux("GET " + path + "/{id}"))
-		}, 3},
+		}, webtest.RouteAllocs{Bare: 1, Admitted: 2, Refused: 2}},
 	}
-	for i, tt := range tests {
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := "/alloc/" + string(rune('a'+i))
-			h := tt.handler(path)
-			w := httptest.NewRecorder()
-			req := httptest.NewRequest("GET", path+"/1", nil)
-			h.ServeHTTP(w, req) // declares the resource, binds its chain, creates its nodes
-			allocs := testing.AllocsPerRun(200, func() { h.ServeHTTP(w, req) })
-			assert.LessOrEqual(t, allocs, tt.max)
-			assert.Equal(t, http.StatusOK, w.Code)
+			got := webtest.MeasureAllocs(t, "/alloc/refused/{id}", func(protected bool, path string) func() int {
+				return webtest.ServeHTTP(tt.handler(protected), path)
+			})
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	goruntime "runtime"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -70,7 +71,7 @@ func (b *body) finish(err error) {
 
 func abandoned(e *runtime.SentinelEntry) {
 	runtime.Logger().Warn("nethttp: response body was garbage-collected without being closed; exiting its entry",
-		"resource", e.Resource().Name())
+		"resource", safetext.Name(e.Resource().Name()))
 	e.Exit()
 }
 

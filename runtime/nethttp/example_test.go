@@ -3,6 +3,7 @@ package nethttp_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,4 +85,25 @@ func ExampleNewServeMux() {
 
 	client := &http.Client{Transport: nethttp.Transport(http.DefaultTransport)} // "GET:http://host/path", outbound
 	_ = client
+}
+
+// A fallback answers the requests a rule refuses, instead of an error:
+// here the inventory service's answer for "stock unknown", which the
+// caller already handles.
+func ExampleWithFallback() {
+	client := &http.Client{Transport: nethttp.Transport(nil,
+		nethttp.WithFallback(func(r *http.Request, b *runtime.BlockError) (*http.Response, error) {
+			return &http.Response{
+				StatusCode: http.StatusOK,
+				Header:     http.Header{"Content-Type": {"application/json"}},
+				Body:       io.NopCloser(strings.NewReader(`{"sku":42,"stock":null}`)), // unknown: refused by a rule
+				Request:    r,
+			}, nil
+		}),
+	)}
+	resp, err := client.Get("http://inventory.internal/v1/stock?sku=42") // resource "GET:http://inventory.internal/v1/stock"
+	if err != nil {
+		return // the network's errors; never a refusal
+	}
+	defer resp.Body.Close() // exits the entry: a thread-count rule counts the call until then
 }

@@ -199,9 +199,32 @@ func (c *middlewareConfig) block(w http.ResponseWriter, r *http.Request, b *runt
 }
 
 // DefaultBlockHandler answers a blocked request with 429 Too Many Requests,
-// "Retry-After: 1" and BlockMessage as a plain-text body. Block handlers
-// may call it for the cases they do not handle themselves.
+// "Retry-After: 1" and BlockMessage as a plain-text body, the answer
+// http.Error would give. Block handlers may call it for the cases they do
+// not handle themselves.
+//
+// The answer's header values and body are built once and shared by every
+// refusal, so answering allocates nothing of its own: under overload most
+// requests get this answer.
 func DefaultBlockHandler(w http.ResponseWriter, _ *http.Request, _ *runtime.BlockError) {
-	w.Header().Set("Retry-After", web.RetryAfter)
-	http.Error(w, BlockMessage, http.StatusTooManyRequests)
+	h := w.Header()
+	h.Del("Content-Length") // as http.Error: it might be for some other content
+	// Each value is a slice of its own with no room to grow, so that a
+	// later Header().Add appends to a copy, never to the shared array.
+	h["Retry-After"] = blockAnswer.retryAfter[:1:1]
+	h["Content-Type"] = blockAnswer.contentType[:1:1]
+	h["X-Content-Type-Options"] = blockAnswer.noSniff[:1:1]
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write(blockAnswer.body)
+}
+
+// blockAnswer is DefaultBlockHandler's answer, built once.
+var blockAnswer = struct {
+	retryAfter, contentType, noSniff []string
+	body                             []byte
+}{
+	retryAfter:  []string{web.RetryAfter},
+	contentType: []string{"text/plain; charset=utf-8"},
+	noSniff:     []string{"nosniff"},
+	body:        []byte(BlockMessage + "\n"),
 }

@@ -127,7 +127,10 @@
 // Integer and string values are spread over the shards with a per-cache
 // random seed, so callers cannot aim a call's values at one shard.
 //
-// Reloading a rule equal to one in force keeps its per-value state. Of
+// Reloading a rule equal to one in force keeps its per-value state, and a
+// rule that leaves takes its state with it, regex rules as literal ones.
+// (Java never clears a regex rule's state when the rule leaves, and clears
+// it on a resource whose own rules all leave.) Of
 // rules equal by Java's ParamFlowRule.equals (every field but DryRun, a
 // blank limitApp being "default", items compared in order) within one
 // set, the first is checked and the others are dropped, as Java's HashSet

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -290,7 +291,7 @@ var tooManyWarned atomic.Bool
 func warnTooMany(resource string, idx int, arg any) {
 	if tooManyWarned.CompareAndSwap(false, true) {
 		runtime.Logger().Warn("sentinel: a hot-parameter list argument with more values than a rule checks in one call is refused",
-			"resource", resource, "paramIdx", idx, "values", listLen(arg), "max", MaxValuesPerCall)
+			"resource", safetext.Name(resource), "paramIdx", idx, "values", listLen(arg), "max", MaxValuesPerCall)
 	}
 }
 

@@ -56,8 +56,8 @@ func validate(r *Rule, patterns *ruleutil.Regexes) []*runtime.RuleError {
 	if strings.TrimSpace(r.Resource) == "" {
 		bad("resource", "is blank")
 	} else if r.Regex {
-		if _, err := patterns.Compile(r.Resource); err != nil {
-			bad("resource", "is not a valid regular expression: %v", err)
+		if err := patterns.Compile(r.Resource); err != nil {
+			bad("resource", "%s", ruleutil.RegexReason(err))
 		}
 	}
 	if math.IsNaN(r.Count) || math.IsInf(r.Count, 0) || r.Count < 0 {

@@ -7,8 +7,10 @@ import (
 	"testing"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
+	"google.golang.org/grpc/status"
 
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/sentinelgrpc"
@@ -162,4 +164,50 @@ func benchClient(b *testing.B, opts []grpc.ServerOption) testgrpc.TestServiceCli
 		srv.Stop()
 	})
 	return testgrpc.NewTestServiceClient(conn)
+}
+
+// BenchmarkUnaryServerInterceptorRefused is the server interceptor alone
+// refusing every call (a flow rule of count 0), with grpc-go's reading of
+// the status it sends: what a refusal costs, to be read against
+// BenchmarkUnaryServerInterceptor.
+func BenchmarkUnaryServerInterceptorRefused(b *testing.B) {
+	for _, bc := range originCases {
+		b.Run(bc.name, func(b *testing.B) {
+			method := "/bench.Service/Refused-" + bc.name
+			if err := flow.LoadRules([]flow.Rule{{Resource: method, Grade: flow.GradeQPS, Count: 0}}); err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = flow.LoadRules(nil) })
+			intercept := sentinelgrpc.UnaryServerInterceptor(bc.opts...)
+			info := &grpc.UnaryServerInfo{FullMethod: method}
+			handler := func(ctx context.Context, req any) (any, error) { return req, nil }
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				_, err := intercept(ctx, nil, info, handler)
+				if status.Code(err) != codes.ResourceExhausted {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkUnaryLoopbackRefused is BenchmarkUnaryLoopback's interceptor
+// case with a rule that refuses every call: the whole call, the status
+// with its ErrorInfo detail sent and read by the client.
+func BenchmarkUnaryLoopbackRefused(b *testing.B) {
+	if err := flow.LoadRules([]flow.Rule{{Resource: unaryCall, Grade: flow.GradeQPS, Count: 0}}); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = flow.LoadRules(nil) })
+	client := benchClient(b, []grpc.ServerOption{grpc.ChainUnaryInterceptor(sentinelgrpc.UnaryServerInterceptor())})
+	req := &testgrpc.SimpleRequest{}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := client.UnaryCall(ctx, req); status.Code(err) != codes.ResourceExhausted {
+			b.Fatal(err)
+		}
+	}
 }

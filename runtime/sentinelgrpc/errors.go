@@ -38,8 +38,17 @@ type BlockedError struct {
 }
 
 // BlockStatus returns the error a refused call gets by default: a
-// *BlockedError for b.
-func BlockStatus(b *runtime.BlockError) error { return &BlockedError{Block: b} }
+// *BlockedError for b. For a shared BlockError (every refusal by one rule
+// on one method returns the same, see runtime.BlockError.Shared) it is
+// built once, status and details included, and returned again for the
+// rule's later refusals, so a refusal allocates no error: treat it as
+// read-only, as any error value.
+func BlockStatus(b *runtime.BlockError) error {
+	if b == nil || !b.Shared() {
+		return &BlockedError{Block: b}
+	}
+	return blockedErrors.get(b)
+}
 
 // Error reads as a status error: "rpc error: code = ResourceExhausted desc
 // = sentinel: "/pkg.Service/Method" blocked by flow rule".
@@ -56,12 +65,17 @@ func (e *BlockedError) GRPCStatus() *status.Status {
 	if e.st != nil {
 		return e.st
 	}
-	if e.Block == nil {
+	return localStatus(e.Block)
+}
+
+// localStatus is GRPCStatus of a refusal by this process's rules.
+func localStatus(b *runtime.BlockError) *status.Status {
+	if b == nil {
 		return status.New(codes.ResourceExhausted, runtime.ErrBlocked.Error())
 	}
-	st := status.New(codes.ResourceExhausted, e.Block.Error()+" ("+javaException(e.Block.BlockType())+")")
+	st := status.New(codes.ResourceExhausted, b.Error()+" ("+javaException(b.BlockType())+")")
 	if d, err := st.WithDetails(&errdetails.ErrorInfo{Domain: ErrorDomain, Reason: ErrorReason,
-		Metadata: map[string]string{"blockType": e.Block.BlockType().String(), "resource": e.Block.Resource()}}); err == nil {
+		Metadata: map[string]string{"blockType": b.BlockType().String(), "resource": b.Resource()}}); err == nil {
 		st = d
 	}
 	return st

@@ -6,9 +6,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/sentinelgrpc"
 )
 
@@ -137,4 +141,86 @@ func TestServerInterceptorsAllocateOncePerAdmittedCall(t *testing.T) {
 			assert.EqualValues(t, 1, testing.AllocsPerRun(200, run))
 		})
 	}
+}
+
+// A refused call costs the server interceptors no more than an admitted
+// one: its entry, with the Sentinel context of an origin in it. The
+// status grpc-go sends, ErrorInfo detail included, is built once for the
+// rule and returned again, as is the *BlockedError that carries it.
+func TestServerInterceptorsAllocateOncePerRefusedCall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	origin := func(context.Context, string) string { return "billing" }
+	for i, sc := range serverCases {
+		t.Run(sc.name, func(t *testing.T) {
+			method := "/alloc.Service/Refused" + string(rune('A'+i))
+			require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: method, Grade: flow.GradeQPS, Count: 0}}))
+			t.Cleanup(func() { _ = flow.LoadRules(nil) })
+			var opts []sentinelgrpc.ServerOption
+			if sc.origin != "" {
+				opts = append(opts, sentinelgrpc.WithOriginParser(origin))
+			}
+			info := &grpc.UnaryServerInfo{FullMethod: method}
+			unary := sentinelgrpc.UnaryServerInterceptor(opts...)
+			unaryHandler := func(ctx context.Context, req any) (any, error) { return req, nil }
+			sinfo := &grpc.StreamServerInfo{FullMethod: method}
+			stream := sentinelgrpc.StreamServerInterceptor(opts...)
+			var ss grpc.ServerStream = &contextStream{ctx: context.Background()}
+			streamHandler := func(any, grpc.ServerStream) error { return nil }
+			var last error
+			run := func() {
+				var err error
+				if sc.stream {
+					err = stream(nil, ss, sinfo, streamHandler)
+				} else {
+					_, err = unary(context.Background(), nil, info, unaryHandler)
+				}
+				// What grpc-go does with the error: its status, to send.
+				st, ok := status.FromError(err)
+				if !ok || st.Code() != codes.ResourceExhausted {
+					t.Fatal(err)
+				}
+				last = err
+			}
+			run() // creates the resource, binds its chain, builds the status
+			first := last
+			assert.EqualValues(t, 1, testing.AllocsPerRun(200, run))
+			assert.Same(t, first, last, "one error for every refusal by the rule")
+
+			st := status.Convert(last)
+			require.Len(t, st.Details(), 1)
+			detail, ok := st.Details()[0].(*errdetails.ErrorInfo)
+			require.True(t, ok)
+			assert.Equal(t, map[string]string{"blockType": "flow", "resource": method}, detail.GetMetadata())
+			var b *runtime.BlockError
+			require.ErrorAs(t, last, &b)
+			assert.Equal(t, method, b.Resource())
+		})
+	}
+}
+
+// A caller that changes the shared *BlockedError it was given changes
+// nothing for the next refused call.
+func TestSharedBlockedErrorIsRebuiltWhenChanged(t *testing.T) {
+	method := "/alloc.Service/Tampered"
+	require.NoError(t, flow.LoadRules([]flow.Rule{{Resource: method, Grade: flow.GradeQPS, Count: 0}}))
+	t.Cleanup(func() { _ = flow.LoadRules(nil) })
+	unary := sentinelgrpc.UnaryServerInterceptor()
+	info := &grpc.UnaryServerInfo{FullMethod: method}
+	call := func() *sentinelgrpc.BlockedError {
+		_, err := unary(context.Background(), nil, info, func(ctx context.Context, req any) (any, error) { return req, nil })
+		var be *sentinelgrpc.BlockedError
+		require.ErrorAs(t, err, &be)
+		return be
+	}
+	first := call()
+	first.Block = runtime.NewBlockError(runtime.BlockSystem, "elsewhere", nil, nil)
+	first.Remote = true
+
+	next := call()
+	assert.NotSame(t, first, next)
+	assert.Equal(t, method, next.Block.Resource())
+	assert.False(t, next.Remote)
+	assert.Equal(t, codes.ResourceExhausted, status.Code(next))
 }

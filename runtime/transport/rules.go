@@ -76,10 +76,11 @@ func (s *Server) setParamFlowRules(p params) (string, error) {
 // loadRules is Java's ModifyRulesCommandHandler: the data parameter is the
 // JSON array of the kind's rules. It is decoded, validated and loaded as a
 // rule file is, all or nothing: a refused document is answered with the
-// reason and changes nothing. A rule sent without dryRun keeps the dryRun
-// of the rule in force it stands for (datasource.KeepDryRun): the
-// dashboard cannot show or send it, and must not switch a dry run into
-// enforcing. Loaded rules are written back through the
+// reason and changes nothing. A rule keeps the fields the dashboard's rule
+// entities do not carry (dryRun; regex of flow and degrade rules) from the
+// rule in force it stands for (datasource.KeepUncarried): the dashboard
+// cannot show or send them, and must not switch a dry run into enforcing
+// nor a regex rule into an exact name. Loaded rules are written back through the
 // kind's RuleFile, so they survive a restart; a failed write answers
 // Java's "partial success (write data source failed)", the rules being in
 // force.
@@ -96,11 +97,12 @@ func (s *Server) loadRules(k datasource.Kind, p params) (string, error) {
 	s.rulesMu.Lock()
 	defer s.rulesMu.Unlock()
 	set, err := k.Decode(k.Name()+" rules from the dashboard", []byte(data))
-	dry := 0
+	kept := 0
 	if err == nil {
-		// Java's dashboard knows nothing of dryRun and sends every rule
-		// without it: a dry run stays one (see datasource.KeepDryRun).
-		dry = datasource.KeepDryRun(set)
+		// Java's dashboard sends every rule without dryRun, and flow and
+		// degrade rules with "regex": false: a dry run stays one, a regex
+		// rule a regex (see datasource.KeepUncarried).
+		kept = datasource.KeepUncarried(set)
 		err = set.Load()
 	}
 	if err != nil {
@@ -110,7 +112,7 @@ func (s *Server) loadRules(k datasource.Kind, p params) (string, error) {
 	rf, ok := s.ruleFile(k)
 	if !ok {
 		runtime.Logger().Info("sentinel: rules set from the dashboard (in memory only: no rule file to write back to)",
-			slog.String("kind", k.Name()), slog.Int("rules", set.Len()), slog.Int("dryRunKept", dry))
+			slog.String("kind", k.Name()), slog.Int("rules", set.Len()), slog.Int("keptFromRulesInForce", kept))
 		return msgSuccess, nil
 	}
 	if err := rf.SaveRules(); err != nil {
@@ -119,7 +121,7 @@ func (s *Server) loadRules(k datasource.Kind, p params) (string, error) {
 		return msgWriteDSFailure, nil
 	}
 	runtime.Logger().Info("sentinel: rules set from the dashboard",
-		slog.String("kind", k.Name()), slog.Int("rules", set.Len()), slog.Int("dryRunKept", dry), slog.String("path", rf.Path))
+		slog.String("kind", k.Name()), slog.Int("rules", set.Len()), slog.Int("keptFromRulesInForce", kept), slog.String("path", rf.Path))
 	return msgSuccess, nil
 }
 

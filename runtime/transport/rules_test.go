@@ -210,6 +210,9 @@ func TestRefusedSetRulesChangeNothing(t *testing.T) {
 		{"invalid rule", func() (int, string) {
 			return setRules(t, srv, "flow", `[{"resource":"x","count":-1}]`)
 		}, 400, "count"},
+		{"a misspelt threshold", func() (int, string) {
+			return setRules(t, srv, "flow", `[{"resource":"x","cuont":20}]`)
+		}, 400, `count is not set, and the rule has "cuont": did you mean "count"?`},
 		{"malformed JSON", func() (int, string) { return setRules(t, srv, "flow", `[{"resource":`) }, 400, "flow rules from the dashboard"},
 		{"not an array", func() (int, string) { return setRules(t, srv, "flow", `{"resource":"x"}`) }, 400, "flow"},
 		{"unknown type", func() (int, string) { return setRules(t, srv, "gateway", `[]`) }, 400, "invalid type"},
@@ -350,4 +353,43 @@ func TestSetRulesFromTheDashboardNeverSwitchesADryRunOff(t *testing.T) {
 	read[0]["dryRun"] = false
 	push(read)
 	assert.Equal(t, map[string]bool{"getOrder/2": false, "listOrders/10": false}, dryRuns())
+}
+
+// The dashboard's FlowRuleEntity has no regex: after any edit it pushes
+// every flow rule with "regex": false, as Java's FlowRule writes it. A
+// regex rule stays one, in memory and in the file written back.
+func TestSetRulesFromTheDashboardKeepsARegexRuleARegex(t *testing.T) {
+	clearRules(t)
+	t.Cleanup(func() { clearRules(t) })
+	path := filepath.Join(t.TempDir(), "flow.json")
+	require.NoError(t, flow.LoadRules([]flow.Rule{
+		{Resource: "GET:/api/orders/.*", Grade: flow.GradeQPS, Count: 10, Regex: true},
+		{Resource: "listOrders", Grade: flow.GradeQPS, Count: 10},
+	}))
+	srv := start(t, transport.Config{RuleFiles: []dashboard.RuleFile{{Kind: datasource.Flow, Path: path}}})
+
+	_, body := getRules(t, srv, "flow")
+	var read []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(body), &read))
+	require.Len(t, read, 2)
+	for _, r := range read {
+		r["regex"] = false // FlowRuleEntity.toRule leaves Java's default
+	}
+	read[1]["count"] = 20 // the operator edits the other rule
+	data, err := json.Marshal(read)
+	require.NoError(t, err)
+	code, body := setRules(t, srv, "flow", string(data))
+	require.Equal(t, http.StatusOK, code, body)
+	require.Equal(t, "success", body)
+
+	rules := flow.Rules()
+	require.Len(t, rules, 2)
+	assert.True(t, rules[0].Regex, "the regex rule is still a regex")
+	assert.Equal(t, 20.0, rules[1].Count, "the edit is in force")
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var file []flow.Rule
+	require.NoError(t, json.Unmarshal(saved, &file))
+	require.Len(t, file, 2)
+	assert.True(t, file[0].Regex, "the file written back keeps it: a restart does not make it exact")
 }

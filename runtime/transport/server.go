@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sentinelgen/sentinelgen/internal/hostguard"
+	"github.com/sentinelgen/sentinelgen/internal/safetext"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -205,7 +206,7 @@ func (e *requestError) Error() string { return e.msg }
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() {
 		if v := recover(); v != nil {
-			runtime.Logger().Error("sentinel: command failed", slog.String("path", r.URL.Path), slog.Any("panic", v))
+			runtime.Logger().Error("sentinel: command failed", slog.String("path", safetext.Name(r.URL.Path)), slog.Any("panic", v))
 			reply(w, http.StatusInternalServerError, "Command server error")
 		}
 	}()

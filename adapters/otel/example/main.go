@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -201,7 +202,10 @@ func providers(ctx context.Context, o options, stdout io.Writer) (*sdkmetric.Met
 // does, so that the protected calls under it have a span to report to.
 func serverSpans(tracer trace.Tracer, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, span := tracer.Start(r.Context(), r.Method+" "+r.URL.Path, trace.WithSpanKind(trace.SpanKindServer))
+		// The path is the caller's: a byte that is not UTF-8 ("%ff") in a
+		// span name would fail the whole OTLP batch it is exported in.
+		name := strings.ToValidUTF8(r.Method+" "+r.URL.Path, "\uFFFD")
+		ctx, span := tracer.Start(r.Context(), name, trace.WithSpanKind(trace.SpanKindServer))
 		defer span.End()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})

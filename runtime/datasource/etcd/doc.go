@@ -45,7 +45,7 @@
 // updates (dashboard.RuleFile's Save), with a compare-and-swap on the
 // revision the source last saw: when another instance wrote first, nothing
 // is written and the error matches ErrConflict. CompareAndPut is the same
-// transaction for other writers. `sentinelgen rules push --etcd` publishes
+// transaction for other writers. `sentinelctl rules push -etcd` publishes
 // a rule file to a key, after checking that it loads.
 //
 // # Status

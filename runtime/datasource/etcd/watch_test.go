@@ -118,6 +118,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 	}{
 		{"malformed JSON", func() { put(t, w, key, `[{"resource": "x", "count": `) }, datasource.ErrSyntax, "etcd:" + key},
 		{"a rule the validator refuses", func() { put(t, w, key, `[{"resource": "x", "count": -1}]`) }, nil, `rule 0 (resource "x"): count`},
+		{"a misspelt threshold", func() { put(t, w, key, `[{"resource": "x", "cuont": 5}]`) }, nil, `rule 0 (resource "x"): count is not set, and the rule has "cuont": did you mean "count"?`},
 		{"an empty value", func() { put(t, w, key, "") }, datasource.ErrEmpty, "write []"},
 		{"null", func() { put(t, w, key, "null") }, nil, "null"},
 		{"a value over the size cap", func() { put(t, w, key, fakerules.Document(string(make([]byte, 2000)))) }, datasource.ErrTooLarge, "over the 1024-byte cap"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -63,4 +64,21 @@ func TestWatchWithJavasPolicy(t *testing.T) {
 	assert.Equal(t, "ok", flow.Rules()[0].Resource)
 	require.Len(t, src.LastWarnings(), 1)
 	assert.Contains(t, src.LastWarnings()[0].String(), `rule 1 (resource "bad"): warning: skipped, as Java skips a rule its validator refuses: count -1 is negative`)
+}
+
+// A misspelt threshold left unset ({"cuont": 20}: count 0, every call
+// blocked) is refused as a malformed file is: the rules in force stay, and
+// the error names the field meant.
+func TestWatchedFileWithAMisspeltThresholdKeepsTheRulesInForce(t *testing.T) {
+	f := newFixture(t)
+	f.write(fakerules.Document("a"))
+	src := f.watch(modes[0].opts...)
+	require.NoError(t, src.LastError())
+	f.eventuallyInForce("a")
+
+	f.write(`[{"resource":"b","cuont":20}]`)
+	err := f.eventuallyRefused(func(err error) bool { return strings.Contains(err.Error(), `did you mean "count"?`) })
+	assert.Contains(t, err.Error(), f.path+`: rule 0 (resource "b"): count is not set, and the rule has "cuont": did you mean "count"?`)
+	assert.Equal(t, []string{"a"}, f.m.Resources(), "the rules in force stay")
+	f.neverEmpty()
 }

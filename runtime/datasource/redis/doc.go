@@ -15,7 +15,7 @@
 // The document is what a rule file holds: one kind (a JSON array, Java
 // Sentinel's format) or every kind in one (datasource.Combined). Writers
 // set the key and publish the same document on the channel in one
-// MULTI/EXEC (Publish; `sentinelgen rules push --redis` does it for a rule
+// MULTI/EXEC (Publish; `sentinelctl rules push -redis` does it for a rule
 // file, after checking that it loads).
 //
 // # Reading and listening

@@ -118,6 +118,7 @@ func TestBadValuesKeepTheRulesInForce(t *testing.T) {
 	}{
 		{"malformed JSON", func() { publish(t, w, `[{"resource": "x", "count": `) }, datasource.ErrSyntax, "redis:" + key},
 		{"a rule the validator refuses", func() { publish(t, w, `[{"resource": "x", "count": -1}]`) }, nil, `rule 0 (resource "x"): count`},
+		{"a misspelt threshold", func() { publish(t, w, `[{"resource": "x", "cuont": 5}]`) }, nil, `rule 0 (resource "x"): count is not set, and the rule has "cuont": did you mean "count"?`},
 		{"an empty message", func() { publish(t, w, "") }, datasource.ErrEmpty, "write []"},
 		{"a message over the size cap", func() { publish(t, w, fakerules.Document(strings.Repeat("x", 2000))) }, datasource.ErrTooLarge, "over the 1024-byte cap"},
 		{"the key deleted, read after a reconnection", func() {

@@ -70,9 +70,10 @@ func New(name string) *Manager {
 	return m
 }
 
-// Kind is the manager's data source kind.
+// Kind is the manager's data source kind. Its threshold is count, as a
+// flow rule's: a misspelling of it left unset refuses the document.
 func (m *Manager) Kind() datasource.Kind {
-	return datasource.NewKind(m.name, m.prop, m.ValidateRules, m.Rules)
+	return datasource.NewKind(m.name, m.prop, m.ValidateRules, m.Rules, datasource.WithThresholds[Rule]("count"))
 }
 
 func (m *Manager) Property() *runtime.Property[[]Rule] { return m.prop }

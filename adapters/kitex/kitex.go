@@ -1,0 +1,176 @@
+// Package sentinelkitex protects Kitex (github.com/cloudwego/kitex) calls
+// with the sentinelgen runtime, on the server and on the client, as the
+// gRPC interceptors of runtime/sentinelgrpc protect methods:
+//
+//	svr := orderservice.NewServer(handler, server.WithMiddleware(sentinelkitex.ServerMiddleware()))
+//	cli, err := orderservice.NewClient("OrderService", client.WithMiddleware(sentinelkitex.ClientMiddleware()))
+//
+// Each call is a resource named "service/method" ("OrderService/GetOrder";
+// WithResourceName names it otherwise), of type RPC: inbound on the
+// server, from the invocation; outbound on the client, from its
+// destination.
+//
+// A refused call does not reach the handler (on the client, the server):
+// it returns an *Error of its block type (errors.Is(err,
+// runtime.ErrBlocked) holds; a client of a refusing server gets a remote
+// error with the block message), one value per block type, so a refusal
+// allocates nothing for it. WithBlockFallback answers refusals instead,
+// with the *runtime.BlockError at hand.
+//
+// An error of the call is the resource's error, for circuit breakers: a
+// handler's error or panic, which Kitex's server recovers and returns as
+// kerrors.ErrBiz and kerrors.ErrPanic, and on the client any failure of
+// the call; a business status error (kerrors.NewBizStatusError) is an
+// answer, not a failure, unless WithErrorClassifier says otherwise. Nothing
+// counts once the caller's context has ended, so that no caller can open a
+// breaker for other callers by hanging up or choosing its own deadline.
+//
+// The handler's context carries the entry: pass it to generated wrappers
+// and their resources nest under the call in runtime.Tree. The caller's
+// origin, for authority rules, limitApp and per-origin statistics, is none
+// unless WithOriginParser reads one (OriginFromCaller reads the caller's
+// service name, which TTHeader carries).
+package sentinelkitex
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/cloudwego/kitex/pkg/endpoint"
+	"github.com/cloudwego/kitex/pkg/kerrors"
+	"github.com/cloudwego/kitex/pkg/rpcinfo"
+
+	"github.com/sentinelgen/sentinelgen/internal/rpcguard"
+	"github.com/sentinelgen/sentinelgen/internal/web"
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// ServerMiddleware returns Kitex server middleware that protects each call
+// it serves as an inbound resource.
+func ServerMiddleware(opts ...Option) endpoint.Middleware {
+	cfg := newConfig(opts)
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			ri := rpcinfo.GetRPCInfo(ctx)
+			if ri == nil {
+				return next(ctx, req, resp)
+			}
+			inv := ri.Invocation()
+			return cfg.call(ctx, ri, inv.ServiceName(), inv.MethodName(), req, resp, next, runtime.Inbound)
+		}
+	}
+}
+
+// ClientMiddleware returns Kitex client middleware that protects each call
+// it sends as an outbound resource named after its destination.
+func ClientMiddleware(opts ...Option) endpoint.Middleware {
+	cfg := newConfig(opts)
+	return func(next endpoint.Endpoint) endpoint.Endpoint {
+		return func(ctx context.Context, req, resp any) error {
+			ri := rpcinfo.GetRPCInfo(ctx)
+			if ri == nil {
+				return next(ctx, req, resp)
+			}
+			to := ri.To()
+			return cfg.call(ctx, ri, to.ServiceName(), to.Method(), req, resp, next, runtime.Outbound)
+		}
+	}
+}
+
+func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method string, req, resp any, next endpoint.Endpoint, traffic runtime.TrafficType) error {
+	var name string
+	if c.resourceName != nil {
+		name = c.resourceName(ctx, ri)
+	} else {
+		name = resourceName(service, method)
+	}
+	if name == "" {
+		return next(ctx, req, resp) // not protected
+	}
+	origin := ""
+	if c.origin != nil && traffic == runtime.Inbound {
+		origin = c.origin(ctx, ri)
+	}
+	var args func() []any
+	if c.args != nil {
+		args = func() []any { return c.args(ctx, req) }
+	}
+	e, b := rpcguard.Enter(ctx, name, origin, traffic, args)
+	if b != nil {
+		if c.blockFallback != nil {
+			return c.blockFallback(ctx, req, resp, b)
+		}
+		return &blockErrors[b.BlockType()]
+	}
+	done := false
+	defer func() {
+		if !done {
+			rpcguard.Panicked(ctx, e, recover())
+		}
+	}()
+	err := next(e.Context(), req, resp)
+	outcome := err
+	if outcome == nil {
+		if biz := ri.Invocation().BizStatusErr(); biz != nil {
+			outcome = biz
+		}
+	}
+	isError := outcome != nil && c.isError(outcome) // before done: a classifier's panic exits the entry too
+	done = true
+	rpcguard.Exit(ctx, e, outcome, isError)
+	return err
+}
+
+// resourceName is "service/method", without allocating for a pair named
+// before. Method names come off the wire (a generic server takes any), so
+// the names kept are capped; past the cap a name is built per call, and
+// the runtime's own cap on resources applies to it.
+func resourceName(service, method string) string {
+	if service == "" {
+		return method
+	}
+	key := serviceMethod{service, method}
+	if name, ok := names.Load(key); ok {
+		return name.(string)
+	}
+	name := service + "/" + method
+	if namesKept.Add(1) <= maxNames {
+		names.Store(key, name)
+	}
+	return name
+}
+
+type serviceMethod struct{ service, method string }
+
+// maxNames caps the names resourceName keeps.
+const maxNames = 4096
+
+var (
+	names     sync.Map // serviceMethod → "service/method"
+	namesKept atomic.Int64
+)
+
+// IsFailure is the default error classifier: every error but a business
+// status error (kerrors.NewBizStatusError), which is an answer.
+func IsFailure(err error) bool {
+	_, biz := kerrors.FromBizStatusError(err)
+	return !biz
+}
+
+// Error is the error a refused call returns: one value per block type.
+type Error struct {
+	BlockType runtime.BlockType
+}
+
+func (e *Error) Error() string { return web.BlockMessage + " (" + e.BlockType.String() + ")" }
+
+// Is reports whether target is runtime.ErrBlocked.
+func (e *Error) Is(target error) bool { return target == runtime.ErrBlocked }
+
+var blockErrors = func() (errs [runtime.BlockCustom + 1]Error) {
+	for t := range errs {
+		errs[t].BlockType = runtime.BlockType(t)
+	}
+	return errs
+}()

@@ -1,0 +1,5 @@
+//go:build !race
+
+package sentinelkitex_test
+
+const raceEnabled = false
