@@ -2,6 +2,7 @@ package generator
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 
 	"github.com/dave/jennifer/jen"
@@ -98,4 +99,22 @@ func (g *fileGen) constExpr(x ast.Expr, info *types.Info) (jen.Code, bool) {
 		return jen.Add(fun).Call(args...), ok
 	}
 	return nil, false
+}
+
+// methodType finds, in file, the type of the interface method whose name
+// is at pos: the signature a decorated method's array lengths are spelt
+// in. It descends only into the nodes holding pos.
+func methodType(file *ast.File, pos token.Pos) *ast.FuncType {
+	var ft *ast.FuncType
+	ast.Inspect(file, func(n ast.Node) bool {
+		if n == nil || ft != nil || pos < n.Pos() || pos >= n.End() {
+			return false
+		}
+		if f, ok := n.(*ast.Field); ok && len(f.Names) == 1 && f.Names[0].Pos() == pos {
+			ft, _ = f.Type.(*ast.FuncType)
+			return false
+		}
+		return true
+	})
+	return ft
 }

@@ -217,6 +217,9 @@ func (r *resolver) decoratedMethod(dc *decoration, d, m *annotations.Directive, 
 			describe(w), annotations.DecoratePrefix, fn.Name())
 	}
 	w.lockSafe = resultsHoldLocks(w.sig) || r.resultsPerBuild(w.sig)
+	if ft := methodType(dc.file, fn.Pos()); ft != nil {
+		w.arrayLens, w.info = arrayLens(r.pkg.TypesInfo, ft), r.pkg.TypesInfo
+	}
 	return w
 }
 
