@@ -25,13 +25,14 @@ func buildConstraint(path string, f *ast.File) string {
 // fileConstraint is buildConstraint's expression, nil when the file
 // builds everywhere.
 func fileConstraint(path string, f *ast.File) constraint.Expr {
+	// As go/build reads a header: a //go:build line counts anywhere
+	// before the package clause, in the package doc too (the comment
+	// group touching the clause); // +build lines only before the last
+	// blank line there, so not in the doc.
 	var goBuild, plusBuild []constraint.Expr
 	for _, cg := range f.Comments {
 		if cg.Pos() >= f.Package {
 			break
-		}
-		if cg == f.Doc {
-			continue // the package doc: constraints end at a blank line
 		}
 		for _, c := range cg.List {
 			x, err := constraint.Parse(c.Text)
@@ -39,7 +40,7 @@ func fileConstraint(path string, f *ast.File) constraint.Expr {
 			case err != nil:
 			case constraint.IsGoBuild(c.Text):
 				goBuild = append(goBuild, x)
-			case constraint.IsPlusBuild(c.Text):
+			case constraint.IsPlusBuild(c.Text) && cg != f.Doc:
 				plusBuild = append(plusBuild, x)
 			}
 		}
@@ -102,7 +103,27 @@ func buildTogether(a, b constraint.Expr) bool {
 	if a == nil || b == nil {
 		return true
 	}
-	x := &constraint.AndExpr{X: a, Y: b}
+	return satisfiable(&constraint.AndExpr{X: a, Y: b})
+}
+
+// implies reports whether every build that includes files constrained by
+// a (nil: every build) includes those constrained by b: whether no build
+// has a without b. Past 8 other tags it says no.
+func implies(a, b constraint.Expr) bool {
+	if b == nil {
+		return true
+	}
+	var x constraint.Expr = &constraint.NotExpr{X: b}
+	if a != nil {
+		x = &constraint.AndExpr{X: a, Y: x}
+	}
+	return !satisfiable(x)
+}
+
+// satisfiable reports whether some build satisfies x: some GOOS and
+// GOARCH and some setting of the other tags. Past 8 other tags it says
+// yes rather than try them all.
+func satisfiable(x constraint.Expr) bool {
 	var free, oses, arches []string
 	collectTags(x, func(tag string) {
 		switch {

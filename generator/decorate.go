@@ -216,7 +216,10 @@ func (r *resolver) decoratedMethod(dc *decoration, d, m *annotations.Directive, 
 		r.errs.Add(pos, "%s has no error result to return a block in: give %s a blockHandler or fallback, or add exclude=%s",
 			describe(w), annotations.DecoratePrefix, fn.Name())
 	}
-	w.lockSafe = resultsHoldLocks(w.sig)
+	w.lockSafe = resultsHoldLocks(w.sig) || r.resultsPerBuild(w.sig)
+	if ft := methodType(dc.file, fn.Pos()); ft != nil {
+		w.arrayLens, w.info = arrayLens(r.pkg.TypesInfo, ft), r.pkg.TypesInfo
+	}
 	return w
 }
 

@@ -125,4 +125,14 @@
 // An output repeats what decides whether its source is built: the
 // //go:build line (or the // +build lines of a file without one), the
 // cgo an import "C" implies, and the GOOS and GOARCH of the file's name.
+// The //go:build line is read as go/build reads it: anywhere before the
+// package clause, in the package doc too.
+//
+// The package is loaded in one build, its output compiled in all: so
+// array lengths are written as the source spells them (arraylen.go);
+// results of types declared per build go through named results, never a
+// literal zero nor a local copy (perbuild.go); handlers and ignored
+// errors must be declared for every build of the directive's file
+// (everybuild.go); and methods and promoted members of other builds
+// count in a receiver's method set (methodsets.go, promoted.go).
 package generator

@@ -144,6 +144,10 @@ func TestGolden(t *testing.T) {
 		}
 	})
 
+	t.Run("outputs build and vet in every configuration their files name", func(t *testing.T) {
+		buildEveryConfig(t, mod, cases)
+	})
+
 	t.Run("decorated values run under -race", func(t *testing.T) {
 		cmd := exec.Command("go", "test", "-race", "-count=1", "./decorate")
 		cmd.Dir, cmd.Env = mod, moduleEnv()

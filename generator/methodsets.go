@@ -1,6 +1,7 @@
 package generator
 
 import (
+	"go/token"
 	"go/types"
 	"strings"
 )
@@ -16,6 +17,11 @@ import (
 type methodSets struct {
 	pkg *types.Package
 	gen map[*types.Named]map[string]*wrapper
+
+	// elsewhere reports whether t (or *T when ptr) has a method called
+	// name in a build this run did not load, built with the wrapper
+	// being checked (see checkMethodSets); nil: none is looked for.
+	elsewhere func(t *types.Named, ptr bool, name string) (token.Position, bool)
 }
 
 func newMethodSets(pkg *types.Package, files []*annotatedFile) *methodSets {
@@ -59,9 +65,20 @@ func (ms *methodSets) method(t *types.Named, ptr bool, name string) (sig *types.
 
 // has reports whether t (or *T) has, after generation, a method name of
 // the signature func(params) results, given as vet writes types.
+//
+// A method the type has only in another build counts too, whatever its
+// signature there: the output is compiled and vetted in that build as
+// well, and vet's verdict there is the one to fear.
 func (ms *methodSets) has(t *types.Named, ptr bool, name, sig string) bool {
 	s, _ := ms.method(t, ptr, name)
-	return s != nil && sigString(s) == sig
+	if s != nil {
+		return sigString(s) == sig
+	}
+	if ms.elsewhere == nil {
+		return false
+	}
+	_, ok := ms.elsewhere(t, ptr, name)
+	return ok
 }
 
 // sigString is a signature without its receiver, as vet prints types:
@@ -79,7 +96,9 @@ func (ms *methodSets) isError(w *wrapper) bool {
 // the run, would fail go vet or silently change what the type is.
 func checkMethodSets(r *resolver, files []*annotatedFile) {
 	ms := newMethodSets(r.pkg.Types, files)
+	ms.elsewhere = r.methodElsewhere
 	for _, af := range files {
+		r.cons = fileConstraint(af.path, af.header)
 		for _, w := range af.wrappers {
 			if w.recvNamed == nil {
 				continue
@@ -89,6 +108,23 @@ func checkMethodSets(r *resolver, files []*annotatedFile) {
 			r.checkBehaviour(ms, w)
 		}
 	}
+}
+
+// methodElsewhere reports whether t (or *T when ptr) has a method called
+// name in a file of another build, built with the file being checked.
+func (r *resolver) methodElsewhere(t *types.Named, ptr bool, name string) (token.Position, bool) {
+	if t.Obj().Pkg() != r.pkg.Types {
+		return token.Position{}, false
+	}
+	sib := r.siblings()
+	for _, n := range sib.namesOf(t.Obj().Name()) {
+		for _, d := range sib.members[n][name] {
+			if d.method && (ptr || !d.ptrRecv) && buildTogether(d.cons, r.cons) {
+				return d.pos, true
+			}
+		}
+	}
+	return token.Position{}, false
 }
 
 // checkStdMethod holds a wrapper named like a method of a well-known
@@ -121,9 +157,10 @@ func (r *resolver) checkLocker(ms *methodSets, w *wrapper) {
 	var where string
 	if _, gen := ms.method(t, true, other); gen != nil {
 		where = "generated for " + describe(gen) + ", " + r.short(gen.declPos)
-	} else {
-		obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), false, ms.pkg, other)
+	} else if obj, _, _ := types.LookupFieldOrMethod(types.NewPointer(t), false, ms.pkg, other); obj != nil {
 		where = r.short(obj.Pos())
+	} else if at, ok := r.methodElsewhere(t, true, other); ok {
+		where = shortPos(at)
 	}
 	r.errs.Add(w.namePos, "wrapper %s would make *%s a sync.Locker (with %s, %s), and go vet's copylocks would then report every copy of a %s: add wrapper=Name",
 		w.name, t.Obj().Name(), other, where, t.Obj().Name())

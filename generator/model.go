@@ -38,9 +38,16 @@ type wrapper struct {
 	resType  string // the runtime's ResourceType constant: Common, Web, ...
 
 	// lockSafe: a result holds a lock (a sync.Mutex, say), which go vet's
-	// copylocks check forbids copying, so results are never copied
-	// through locals (see wrapper.go).
+	// copylocks check forbids copying, or a type declared per build,
+	// which may hold one or have no literal zero value in another build
+	// (see perbuild.go), so results are never copied through locals nor
+	// written as literals (see wrapper.go).
 	lockSafe bool
+
+	// arrayLens are the signature's array lengths as the source spells
+	// them, names resolved by info (see arraylen.go).
+	arrayLens map[*types.Array]ast.Expr
+	info      *types.Info
 
 	block, fallback, dflt *handler
 	ignore                []ignoreRef

@@ -13,16 +13,48 @@ import (
 // name would hide it in that build, breaking code that assigns a field or
 // silently changing which method a call gets. It returns the embedded
 // field as written and where.
-func (r *resolver) promotedElsewhere(typ, name string) (string, token.Position, bool) {
+//
+// The loaded type's own embedded fields count too: a field whose type the
+// package declares per build (conn embeds handle, which embeds *os.File
+// on windows) promotes there what that build's declaration has.
+func (r *resolver) promotedElsewhere(recv *types.Named, name string) (string, token.Position, bool) {
 	sib := r.siblings()
-	for _, t := range sib.namesOf(typ) {
+	for _, t := range sib.namesOf(recv.Obj().Name()) {
 		for _, e := range sib.embeds[t] {
 			if buildTogether(e.cons, r.cons) && r.embeddedHas(e.file, e.typ, name, 0) {
 				return types.ExprString(e.typ), e.pos, true
 			}
 		}
 	}
-	return "", token.Position{}, false
+	var emb string
+	var at token.Position
+	walkEmbedded(recv, func(e *types.Named, _ int) {
+		if emb != "" || e.Obj().Pkg() != r.pkg.Types {
+			return
+		}
+		if pos, ok := r.elsewhereHas(e.Obj().Name(), name); ok {
+			emb, at = e.Obj().Name(), pos
+		}
+	})
+	return emb, at, emb != ""
+}
+
+// elsewhereHas finds a member called name that the package's type typ
+// has in a build this run did not load, built with the file being
+// resolved: its own, or promoted from a field it embeds there.
+func (r *resolver) elsewhereHas(typ, name string) (token.Position, bool) {
+	sib := r.siblings()
+	if at, ok := sib.member(typ, name, r.cons); ok {
+		return at, true
+	}
+	for _, t := range sib.namesOf(typ) {
+		for _, e := range sib.embeds[t] {
+			if buildTogether(e.cons, r.cons) && r.embeddedHas(e.file, e.typ, name, 1) {
+				return e.pos, true
+			}
+		}
+	}
+	return token.Position{}, false
 }
 
 // embeddedHas reports whether the embedded type x, written in file, has
@@ -53,8 +85,9 @@ func (r *resolver) embeddedHas(file *ast.File, x ast.Expr, name string, depth in
 	sib := r.siblings()
 	switch t := x.(type) {
 	case *ast.Ident:
-		if tn, ok := r.pkg.Types.Scope().Lookup(t.Name).(*types.TypeName); ok {
-			return hasMember(tn, name)
+		// The loaded declaration, and those of other builds.
+		if tn, ok := r.pkg.Types.Scope().Lookup(t.Name).(*types.TypeName); ok && hasMember(tn, name) {
+			return true
 		}
 		if len(sib.members[t.Name][name]) > 0 {
 			return true

@@ -21,6 +21,7 @@ type resolver struct {
 	dir       string
 	sib       *siblings       // read on first use: most packages have no directives
 	embedders embedderIndex   // built on first use, once per package
+	perBuild  *perBuild       // built on first use, once per package
 	funcs     []string        // the package's function names, for "did you mean"
 	run       *runState       // what the run's packages share: the module's syntax
 	scan      *moduleScan     // the module's, seeded with the package's imports on first use
@@ -42,6 +43,18 @@ func (r *resolver) pos(p token.Pos) token.Position { return r.pkg.Fset.Position(
 // resolve turns a parsed directive into a checked wrapper, or reports why
 // it cannot and returns nil.
 func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
+	if name := d.Func.Name.Name; name == "_" || name == "init" && d.Func.Recv == nil {
+		// Neither can be referred to, so no wrapper could call it.
+		what := "a blank (_) function"
+		switch {
+		case name == "init":
+			what = "init"
+		case d.Func.Recv != nil:
+			what = "a blank (_) method"
+		}
+		r.errs.Add(d.Pos, "%s cannot be called by name, so no wrapper can call it: remove the directive", what)
+		return nil
+	}
 	fn, ok := r.pkg.TypesInfo.Defs[d.Func.Name].(*types.Func)
 	if !ok {
 		r.errs.Add(d.Pos, "%s: cannot resolve the annotated function", d.Func.Name.Name)
@@ -85,7 +98,11 @@ func (r *resolver) resolve(file *ast.File, d *annotations.Directive) *wrapper {
 	}
 	r.resolveHandlers(w, d)
 	r.resolveIgnore(w, d)
-	w.lockSafe = resultsHoldLocks(w.sig)
+	if len(r.errs) == before {
+		r.checkEveryBuild(w, d)
+	}
+	w.lockSafe = resultsHoldLocks(w.sig) || r.resultsPerBuild(w.sig)
+	w.arrayLens, w.info = arrayLens(r.pkg.TypesInfo, d.Func.Type), r.pkg.TypesInfo
 	// A handler that is given but does not resolve is reported already.
 	if !w.hasErr && !d.BlockHandler.IsSet() && !d.Fallback.IsSet() && !d.DefaultFallback.IsSet() {
 		r.errs.Add(d.Pos, "%s has no error result to return a block in: give it a blockHandler, fallback or defaultFallback", describe(w))
@@ -258,7 +275,7 @@ func (r *resolver) methodWrapperName(w *wrapper, name string, pos token.Position
 		r.errs.Add(pos, "wrapper %s: %s already has a member %s (%s)", name, typ, name, shortPos(at))
 		return ""
 	}
-	if emb, at, ok := r.promotedElsewhere(typ, name); ok {
+	if emb, at, ok := r.promotedElsewhere(w.recvNamed, name); ok {
 		r.errs.Add(pos, "wrapper %s would hide the member %s that %s gets from its embedded %s (%s): add wrapper=Name",
 			name, name, typ, emb, shortPos(at))
 		return ""

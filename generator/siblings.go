@@ -38,6 +38,8 @@ type siblings struct {
 type sibDecl struct {
 	pos  token.Position
 	cons constraint.Expr // nil: every build
+
+	method, ptrRecv bool // a method, on a pointer receiver
 }
 
 // sibEmbed is an embedded field of a struct type declared in an unloaded
@@ -209,8 +211,10 @@ func (s *siblings) addDecls(fset *token.FileSet, f *ast.File, cons constraint.Ex
 					add(s.topLevel, d.Name)
 				}
 			} else if len(d.Recv.List) == 1 {
-				if id := typeName(d.Recv.List[0].Type); id != nil {
-					add(members(id.Name), d.Name)
+				if id := typeName(d.Recv.List[0].Type); id != nil && d.Name.Name != "_" {
+					_, ptr := ast.Unparen(d.Recv.List[0].Type).(*ast.StarExpr)
+					m := members(id.Name)
+					m[d.Name.Name] = append(m[d.Name.Name], sibDecl{pos: fset.Position(d.Name.Pos()), cons: cons, method: true, ptrRecv: ptr})
 				}
 			}
 		case *ast.GenDecl:

@@ -33,7 +33,7 @@ func (g *fileGen) typeExpr(t types.Type) jen.Code {
 	case *types.Slice:
 		return jen.Index().Add(g.typeExpr(t.Elem()))
 	case *types.Array:
-		return jen.Index(jen.Lit(int(t.Len()))).Add(g.typeExpr(t.Elem()))
+		return jen.Index(g.arrayLen(t)).Add(g.typeExpr(t.Elem()))
 	case *types.Map:
 		return jen.Map(g.typeExpr(t.Key())).Add(g.typeExpr(t.Elem()))
 	case *types.Chan:
