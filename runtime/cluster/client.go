@@ -264,9 +264,7 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 			counts[i] = float64(args[3+2*i].(int64))
 			needs[i] = args[3+2*i+1].(int64)
 		}
-		if admitted, ok, err := c.checkParamsLeased(ctx, rule, leaseKeys, counts, needs); ok {
-			return admitted, err
-		}
+		return c.checkParamsLeased(ctx, rule, leaseKeys, counts, needs)
 	}
 	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail)
 }

@@ -102,8 +102,10 @@
 // for in one script call, then the call takes a token from each value's
 // lease or, if one has none, gives back what it took and is refused. The
 // client holds leases for at most MaxParamLeases (10,000) values; past
-// that (callers choose values), a value with no lease is checked with a
-// round trip per call, as without leases.
+// that (callers choose values), a value with no lease costs a round trip
+// per call that leases just the call's tokens from the value's lease hash,
+// so every call of a value counts against one fleet-wide figure whichever
+// instance, and whichever path, checks it.
 //
 // # Keys
 //

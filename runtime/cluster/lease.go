@@ -212,7 +212,9 @@ func (c *Client) prefetch(ls *leases, l *lease, rule *flow.Rule) {
 	}()
 }
 
-// leaseAsk is one lease hash's part of a lease script call.
+// leaseAsk is one lease hash's part of a lease script call. ls nil asks
+// for tokens spent at once, held nowhere (a value the lease table has no
+// room for).
 type leaseAsk struct {
 	ls    *leases
 	key   string
@@ -223,15 +225,17 @@ type leaseAsk struct {
 // grant asks for a flow rule's next batch (ls.mu held).
 func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, want int64) error {
 	cc := rule.ClusterConfig
-	return c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
+	_, err := c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
 		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, want: want}})
+	return err
 }
 
-// ask runs the lease script for asks, one round trip, and installs each
-// grant. A lease's deadline is the window's end measured from when the
+// ask runs the lease script for asks, one round trip, installs each
+// grant that has a lease to go to, and returns the tokens granted to each
+// ask. A lease's deadline is the window's end measured from when the
 // request was sent: the script ran after that, so the tokens die no later
 // than the window on Redis's clock.
-func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback bool, asks []leaseAsk) error {
+func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback bool, asks []leaseAsk) ([]int64, error) {
 	if windowMs <= 0 {
 		windowMs = flow.DefaultClusterWindowIntervalMs
 	}
@@ -266,14 +270,18 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.leaseCalls.Add(1)
+	granted := make([]int64, len(asks))
 	for i, a := range asks {
 		r := reply[per*i:]
-		a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], a.want, r[0] < a.want || r[4] <= 0)
+		granted[i] = r[0]
+		if a.ls != nil {
+			a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], a.want, r[0] < a.want || r[4] <= 0)
+		}
 	}
-	return nil
+	return granted, nil
 }
 
 // install adds a grant for the window starting at window (Redis ms) to

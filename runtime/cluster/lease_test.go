@@ -91,8 +91,8 @@ func TestParamLeasesAreExactPerValue(t *testing.T) {
 }
 
 // Callers choose argument values: past MaxParamLeases values with live
-// leases, a new value is checked with a round trip per call (still
-// exactly), and the table does not grow.
+// leases, a new value costs a lease request of just its call's tokens per
+// call (still exactly).
 func TestParamLeaseTableIsBounded(t *testing.T) {
 	s := testserver.StartRedis(t)
 	c := newClient(t, s, "pbound:", withLeases)
@@ -106,9 +106,44 @@ func TestParamLeaseTableIsBounded(t *testing.T) {
 		require.True(t, ok, "value %d's first call", i)
 	}
 	st := c.Stats()
-	assert.EqualValues(t, cluster.MaxParamLeases, st.Leases, "one lease per value up to the cap")
-	assert.EqualValues(t, cluster.MaxParamLeases+50, st.Answered, "the rest answered by a round trip each")
+	assert.EqualValues(t, cluster.MaxParamLeases+50, st.Leases, "one lease request per value, held up to the cap")
+	assert.EqualValues(t, cluster.MaxParamLeases+50, st.Answered, "no other round trip")
 	ok, err := c.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "i:" + strconv.Itoa(cluster.MaxParamLeases+10), Count: 1}}, 1)
 	require.NoError(t, err)
 	assert.False(t, ok, "past the cap the count still holds")
+}
+
+// Once an instance's lease table is full, a value it holds no lease for
+// is still counted against the same fleet-wide figure as the leases other
+// instances hold for it: a value limited to 10 a window is admitted 10
+// times across the fleet, not 10 on each path.
+func TestFullLeaseTableCountsAgainstTheFleetsLeases(t *testing.T) {
+	s := testserver.StartRedis(t)
+	full := newClient(t, s, "pfull:", withLeases)
+	other := newClient(t, s, "pfull:", withLeases)
+	rule := paramflow.NewRule("param.full", 0, 10)
+	rule.ClusterMode = true
+	rule.ClusterConfig = &paramflow.ClusterConfig{FlowID: 44, ThresholdType: 1, SampleCount: 1, WindowIntervalMs: 60000}
+	ctx := context.Background()
+	// Fill full's table with live leases, 100 values a call.
+	for i := 0; i < cluster.MaxParamLeases; i += 100 {
+		vals := make([]paramflow.ClusterValue, 100)
+		for j := range vals {
+			vals[j] = paramflow.ClusterValue{Key: "i:" + strconv.Itoa(i+j), Count: 10}
+		}
+		_, err := full.CheckParams(ctx, &rule, vals, 1)
+		require.NoError(t, err)
+	}
+	hot := []paramflow.ClusterValue{{Key: "s:hot", Count: 10}}
+	admitted := 0
+	for range 20 {
+		for _, c := range []*cluster.Client{other, full} {
+			ok, err := c.CheckParams(ctx, &rule, hot, 1)
+			require.NoError(t, err)
+			if ok {
+				admitted++
+			}
+		}
+	}
+	assert.Equal(t, 10, admitted, "one fleet-wide figure for the value, whichever path checked it")
 }

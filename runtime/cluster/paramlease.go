@@ -10,8 +10,10 @@ import (
 
 // MaxParamLeases is the most argument values one client holds leases for
 // at a time. Values come from callers: past the cap, a value with no lease
-// is checked with one round trip per call, as without leases (expired
-// leases are swept out at most once a second to make room).
+// costs a round trip per call, which asks the lease script for just the
+// call's tokens, so that it counts against the same fleet-wide figure as
+// the leases other instances hold for the value (expired leases are swept
+// out at most once a second to make room).
 const MaxParamLeases = 10_000
 
 // paramLeases is the lease state of hot-parameter values, by Redis key.
@@ -63,53 +65,66 @@ func (p *paramLeases) of(key string) *leases {
 // checkParamsLeased admits a hot-parameter call from the leases of its
 // values' windows, all or nothing: values with too few tokens are asked
 // for in one script call, then each value's tokens are taken, and given
-// back if another value has none. ok is false when a value has no room in
-// the lease table: the caller then checks the call with one round trip.
-func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, keys []string, counts []float64, needs []int64) (admitted, ok bool, err error) {
+// back if another value has none. A value the lease table has no room for
+// is asked for just the call's tokens in the same script call, spent at
+// once: every value counts in its lease hash, the one fleet-wide figure
+// (a value's window hash is never mixed in). Such tokens are not given
+// back when another value refuses the call: under-admission, never over.
+func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, keys []string, counts []float64, needs []int64) (bool, error) {
 	cc := rule.ClusterConfig
 	lss := make([]*leases, len(keys))
 	for i, k := range keys {
-		if lss[i] = c.params.of(k); lss[i] == nil {
-			return false, false, nil
+		if lss[i] = c.params.of(k); lss[i] != nil {
+			lss[i].demand.Add(needs[i])
 		}
 	}
-	for i, ls := range lss {
-		ls.demand.Add(needs[i])
-	}
 	var asks []leaseAsk
+	unheld := map[int]int{} // value index -> its ask's, for values with no lease
 	now := mono()
 	for i, ls := range lss {
+		if ls == nil {
+			unheld[i] = len(asks)
+			asks = append(asks, leaseAsk{key: keys[i], count: counts[i], want: needs[i]})
+			continue
+		}
 		l := ls.cur.Load()
 		if l != nil && now < l.deadline.Load() {
 			if l.tokens.Load() >= needs[i] {
 				continue
 			}
 			if l.exhausted.Load() {
-				return false, true, nil
+				return false, nil
 			}
 		}
 		asks = append(asks, leaseAsk{ls: ls, key: keys[i], count: counts[i], want: c.batch(ls, counts[i], cc.ThresholdType, needs[i])})
 	}
+	var granted []int64
 	if len(asks) > 0 {
-		if err := c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail, asks); err != nil {
-			return false, true, err
+		var err error
+		if granted, err = c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail, asks); err != nil {
+			return false, err
 		}
 	}
 	now = mono()
 	taken := make([]*lease, len(lss))
 	for i, ls := range lss {
-		l := ls.cur.Load()
-		if l != nil && now < l.deadline.Load() && l.take(needs[i]) {
+		if ls == nil {
+			if granted[unheld[i]] == needs[i] {
+				continue
+			}
+		} else if l := ls.cur.Load(); l != nil && now < l.deadline.Load() && l.take(needs[i]) {
 			taken[i] = l
 			continue
 		}
 		// Give back what the call took, to the leases it took from
 		// (never to a newer window's).
 		for j, l := range taken[:i] {
-			l.tokens.Add(needs[j])
+			if l != nil {
+				l.tokens.Add(needs[j])
+			}
 		}
-		return false, true, nil
+		return false, nil
 	}
 	c.leased.Add(1)
-	return true, true, nil
+	return true, nil
 }
