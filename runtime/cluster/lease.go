@@ -21,24 +21,30 @@ import (
 // Windows are aligned on windowIntervalMs on Redis's clock (TIME). KEYS[1]
 // is the live-instance set, KEYS[2..n] lease hashes: w (the window's
 // start, ms) and n (tokens granted in it). ARGV[1] thresholdType, ARGV[2]
-// windowIntervalMs, then for KEYS[k] its count ARGV[2k-1] and the tokens
-// wanted ARGV[2k]. A threshold is floor(count), or floor(count × live
-// instances) for thresholdType 0 (at least one instance). A grant is what
-// is wanted or what is left, whichever is less (0 when none is left).
-// Reply, five numbers per lease hash: granted, ms left in the window,
-// threshold, window start, tokens left in the window after this grant.
+// windowIntervalMs, then for KEYS[k] its count ARGV[3k-3], the tokens
+// allotted to this instance for a whole window ARGV[3k-2] and the fewest
+// it needs ARGV[3k-1]. A threshold is floor(count), or floor(count × live
+// instances) for thresholdType 0 (at least one instance). The instance
+// wants its allotment for the time left in the window (at least what it
+// needs); a grant is what it wants or what is left, whichever is less (0
+// when none is left). Reply, six numbers per lease hash: granted, ms left
+// in the window, threshold, window start, tokens left in the window after
+// this grant, tokens wanted.
 var leaseScript = redis.NewScript(luaNow + `
 local window = tonumber(ARGV[2])
 local start = now - (now % window)
+local left = window - (now - start)
 ` + luaInstances + `
 local out = {}
 for k = 2, #KEYS do
-  local threshold = math.floor(tonumber(ARGV[2 * k - 1]) * instances)
+  local threshold = math.floor(tonumber(ARGV[3 * k - 3]) * instances)
   local taken = 0
   local h = redis.call('HMGET', KEYS[k], 'w', 'n')
   if tonumber(h[1]) == start then taken = tonumber(h[2]) end
+  local want = math.ceil(tonumber(ARGV[3 * k - 2]) * left / window)
+  local need = tonumber(ARGV[3 * k - 1])
+  if want < need then want = need end
   local grant = threshold - taken
-  local want = tonumber(ARGV[2 * k])
   if grant > want then grant = want end
   if grant < 0 then grant = 0 end
   if grant > 0 or taken == 0 then
@@ -47,12 +53,28 @@ for k = 2, #KEYS do
   end
   local i = #out
   out[i + 1] = grant
-  out[i + 2] = window - (now - start)
+  out[i + 2] = left
   out[i + 3] = threshold
   out[i + 4] = start
   out[i + 5] = threshold - taken - grant
+  out[i + 6] = want
 end
 return out
+`)
+
+// returnScript gives a lease's unused tokens back to its window (Close):
+// for KEYS[k], ARGV[2k-1] tokens of the window starting at ARGV[2k]
+// (Redis ms), taken off n when that window is still the hash's.
+var returnScript = redis.NewScript(`
+for k = 1, #KEYS do
+  local h = redis.call('HMGET', KEYS[k], 'w', 'n')
+  if tonumber(h[1]) == tonumber(ARGV[2 * k]) and tonumber(h[2]) ~= nil then
+    local n = tonumber(h[2]) - tonumber(ARGV[2 * k - 1])
+    if n < 0 then n = 0 end
+    redis.call('HSET', KEYS[k], 'n', n)
+  end
+end
+return 1
 `)
 
 // monoBase anchors mono: leases expire on the monotonic clock, which wall
@@ -89,16 +111,19 @@ func (l *lease) take(acquire int64) bool {
 	}
 }
 
-// leases is one flow id's lease state in this instance.
+// leases is one flow id's lease state in this instance (or one
+// hot-parameter value's), and its demand.
 type leases struct {
+	demand
 	cur atomic.Pointer[lease]
 	// mu is held by the one request in flight; callers with no tokens
 	// wait for it rather than each asking Redis.
 	mu        sync.Mutex
 	refilling atomic.Bool
-	// demand counts the tokens calls asked for in the current window, and
-	// prev those of the one before: a batch is sized from them.
-	demand, prev atomic.Int64
+	// inWindow counts the tokens calls asked for in the current window,
+	// and lastWindow those of the one before: a batch is sized from them
+	// until heartbeats have measured the demand.
+	inWindow, lastWindow atomic.Int64
 	// installMu orders installs of grants (a hot-parameter value's may
 	// race, as they are not asked under mu).
 	installMu sync.Mutex
@@ -142,10 +167,8 @@ func ptrMap(m *map[int64]*leases) map[int64]*leases {
 // current window, asking Redis for a batch when none is left: no round
 // trip for most calls. The fast path is one clock read and two atomic
 // operations.
-func (c *Client) checkLeased(ctx context.Context, rule *flow.Rule, acquire int64) (bool, error) {
-	cc := rule.ClusterConfig
-	ls := c.leasesOf(cc.FlowID)
-	ls.demand.Add(acquire)
+func (c *Client) checkLeased(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) (bool, error) {
+	ls.inWindow.Add(acquire)
 	for range 2 {
 		if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() {
 			if l.take(acquire) {
@@ -168,20 +191,48 @@ func (c *Client) checkLeased(ctx context.Context, rule *flow.Rule, acquire int64
 	return false, nil
 }
 
-// batch is how many tokens to ask for: half the instance's demand in the
-// busier of this window and the last (so two or three requests a window
-// at a steady rate), at least acquire, and at most an even share of the
-// threshold among the live instances, so a quiet instance never sits on
-// tokens a busy one needs and a busy one takes the rest in further batches.
-func (c *Client) batch(ls *leases, count float64, thresholdType int, acquire int64) int64 {
-	want := max(ls.demand.Load(), ls.prev.Load()) / 2
+// leaseHeadroom is how much more than its measured demand an instance
+// asks for while the fleet's demand is under the threshold, so that a
+// lease lasts its window at a steady rate.
+const leaseHeadroom = 1.5
+
+// batch sizes a lease request: the tokens allotted to this instance for a
+// whole window (the script takes the part for the time left in it), the
+// fewest it needs (acquire), and whether the grant is final for the window.
+//
+// Once heartbeats have measured the fleet's demand: where the fleet asks
+// for more than the threshold, the allotment is the instance's share of
+// the fleet's demand times the threshold (at least a quarter of an even
+// share), and final: the instances' shares add up to the threshold, so
+// each asks once a window and refuses without asking once its grant is
+// spent. Otherwise it is leaseHeadroom times its own demand (or the cold
+// estimate below, when more), not final: the rest stays in Redis for
+// whoever needs it.
+//
+// Before that (a new client, a hot-parameter value): half the instance's
+// demand in the busier of this window and the last, at most an even share
+// of the threshold among the live instances, so a quiet instance never
+// sits on tokens a busy one needs and a busy one takes the rest in
+// further batches.
+func (c *Client) batch(ls *leases, count float64, thresholdType, windowMs int, acquire int64) (allot float64, need int64, final bool) {
 	live := max(1, c.live.Load())
 	threshold := int64(count)
 	if thresholdType != thresholdGlobal {
 		threshold = int64(count * float64(live))
 	}
-	share := max(1, threshold/live)
-	return max(acquire, min(want, share))
+	cold := max(1, min(max(ls.inWindow.Load(), ls.lastWindow.Load())/2, threshold/live))
+	share, measured := ls.share()
+	if !measured {
+		return 0, max(acquire, cold), false
+	}
+	if windowMs <= 0 {
+		windowMs = flow.DefaultClusterWindowIntervalMs
+	}
+	perWindow := float64(windowMs) / 1000
+	if ls.fleetRate()*perWindow > float64(threshold) {
+		return float64(threshold) * max(share, 1/(minShareDivisor*float64(live))), acquire, true
+	}
+	return min(float64(threshold), max(leaseHeadroom*ls.perSecond()*perWindow, float64(cold))), acquire, false
 }
 
 // refill asks Redis for a batch, unless another call got one meanwhile.
@@ -191,13 +242,21 @@ func (c *Client) refill(ctx context.Context, ls *leases, rule *flow.Rule, acquir
 	if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() && (l.tokens.Load() >= acquire || l.exhausted.Load()) {
 		return nil
 	}
-	return c.grant(ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, acquire))
+	return c.grant(ctx, ls, rule, acquire)
 }
 
 // prefetch asks for the next batch in the background once the lease is
-// down to a quarter of its batch, so calls seldom wait for Redis.
+// down to a quarter of its batch and the instance's measured demand would
+// spend the rest before the window ends, so calls seldom wait for Redis
+// and a lease that lasts its window costs no second request.
 func (c *Client) prefetch(ls *leases, l *lease, rule *flow.Rule) {
-	if l.exhausted.Load() || !ls.refilling.CompareAndSwap(false, true) {
+	if l.exhausted.Load() {
+		return
+	}
+	if rate := ls.perSecond(); rate > 0 && float64(l.tokens.Load()) >= rate*float64(l.deadline.Load()-mono())/float64(time.Second) {
+		return
+	}
+	if !ls.refilling.CompareAndSwap(false, true) {
 		return
 	}
 	c.bg.Add(1)
@@ -208,25 +267,29 @@ func (c *Client) prefetch(ls *leases, l *lease, rule *flow.Rule) {
 			return // a call is asking already
 		}
 		defer ls.mu.Unlock()
-		_ = c.grant(c.ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, 1))
+		_ = c.grant(c.ctx, ls, rule, 1)
 	}()
 }
 
-// leaseAsk is one lease hash's part of a lease script call. ls nil asks
-// for tokens spent at once, held nowhere (a value the lease table has no
-// room for).
+// leaseAsk is one lease hash's part of a lease script call (see batch).
+// ls nil asks for need tokens spent at once, held nowhere (a value the
+// lease table has no room for).
 type leaseAsk struct {
 	ls    *leases
 	key   string
 	count float64
-	want  int64
+	allot float64
+	need  int64
+	final bool
 }
 
-// grant asks for a flow rule's next batch (ls.mu held).
-func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, want int64) error {
+// grant asks for a flow rule's next batch, of at least acquire tokens
+// (ls.mu held).
+func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) error {
 	cc := rule.ClusterConfig
+	allot, need, final := c.batch(ls, rule.Count, cc.ThresholdType, cc.WindowIntervalMs, acquire)
 	_, err := c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
-		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, want: want}})
+		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, allot: allot, need: need, final: final}})
 	return err
 }
 
@@ -241,13 +304,13 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 	}
 	keys := make([]string, 1, 1+len(asks))
 	keys[0] = c.instancesKey
-	args := make([]any, 2, 2+2*len(asks))
+	args := make([]any, 2, 2+3*len(asks))
 	args[0], args[1] = thresholdType, windowMs
 	for _, a := range asks {
 		keys = append(keys, a.key)
-		args = append(args, formatCount(a.count), a.want)
+		args = append(args, formatCount(a.count), formatCount(a.allot), a.need)
 	}
-	const per = 5 // granted, ms left, threshold, window start, tokens left
+	const per = 6 // granted, ms left, threshold, window start, tokens left, wanted
 	reply := make([]int64, per*len(asks))
 	sent := mono()
 	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
@@ -263,7 +326,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		}
 		for i, a := range asks {
 			r := reply[per*i:]
-			if r[0] < 0 || r[0] > a.want || r[1] <= 0 || r[1] > int64(windowMs) {
+			if r[5] < a.need || r[0] < 0 || r[0] > r[5] || r[1] <= 0 || r[1] > int64(windowMs) {
 				return fmt.Errorf("cluster: unexpected reply %v from the lease script", r[:per])
 			}
 		}
@@ -278,7 +341,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		r := reply[per*i:]
 		granted[i] = r[0]
 		if a.ls != nil {
-			a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], a.want, r[0] < a.want || r[4] <= 0)
+			a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], r[5], a.final || r[0] < r[5] || r[4] <= 0)
 		}
 	}
 	return granted, nil
@@ -286,8 +349,9 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 
 // install adds a grant for the window starting at window (Redis ms) to
 // the lease in force, or makes it the lease in force when it is a newer
-// window. spent: Redis has no more tokens in this window for anyone, so
-// calls past these are refused without asking again. A grant for a
+// window. spent: Redis has no more tokens in this window for anyone, or
+// the grant was the instance's final share of it, so calls past these are
+// refused without asking again. A grant for a
 // window older than the lease in force (a slow request) is dropped: its
 // tokens die unused.
 func (ls *leases) install(granted, deadline, threshold, window, want int64, spent bool) {
@@ -310,7 +374,30 @@ func (ls *leases) install(granted, deadline, threshold, window, want int64, spen
 		l.deadline.Store(deadline)
 		l.tokens.Store(granted)
 		l.exhausted.Store(spent)
-		ls.prev.Store(ls.demand.Swap(0))
+		ls.lastWindow.Store(ls.inWindow.Swap(0))
 		ls.cur.Store(l)
+	}
+}
+
+// giveBack returns the unused tokens of this client's flow leases to
+// their windows in one round trip (Close), so that the other instances
+// can still spend them in this window. Hot-parameter values' leases are
+// left to die with their windows: there may be MaxParamLeases of them.
+func (c *Client) giveBack(ctx context.Context) {
+	var keys []string
+	var args []any
+	now := mono()
+	for id, ls := range ptrMap(c.leases.Load()) {
+		l := ls.cur.Load()
+		if l == nil || now >= l.deadline.Load() {
+			continue
+		}
+		if n := l.tokens.Swap(0); n > 0 {
+			keys = append(keys, c.leaseKey(id))
+			args = append(args, n, l.window)
+		}
+	}
+	if len(keys) > 0 {
+		returnScript.Run(ctx, c.rdb, keys, args...)
 	}
 }

@@ -47,14 +47,19 @@ type childSpec struct {
 	// Rate paces each goroutine to this many calls a second; 0: as fast
 	// as it can (2 ms apart after a refusal).
 	Rate float64
+	// SnapshotAt are times at which the client's Stats are taken too.
+	SnapshotAt []time.Time
 }
 
 // childReport is what a child prints: when each admitted call was
 // admitted (unix ms), and the cluster client's counters.
 type childReport struct {
-	Admitted []int64
-	Blocked  int64
-	Stats    cluster.Stats
+	Admitted  []int64
+	Started   []int64 // when each admitted call began (unix ms), before Entry
+	Blocked   int64
+	BlockedAt []int64 // when each refused call was refused (unix ms)
+	Stats     cluster.Stats
+	Snapshots []cluster.Stats // at SnapshotAt
 }
 
 func runChild(specJSON string) int {
@@ -85,9 +90,16 @@ func runChild(specJSON string) int {
 		report childReport
 		wg     sync.WaitGroup
 	)
+	report.Snapshots = make([]cluster.Stats, len(spec.SnapshotAt))
+	wg.Go(func() {
+		for i, at := range spec.SnapshotAt {
+			time.Sleep(time.Until(at))
+			report.Snapshots[i] = c.Stats() // read after wg.Wait
+		}
+	})
 	for range spec.Goroutines {
 		wg.Go(func() {
-			var admitted []int64
+			var admitted, started, blockedAt []int64
 			var blocked int64
 			next := spec.StartAt
 			for time.Now().Before(spec.StopAt) {
@@ -95,20 +107,25 @@ func runChild(specJSON string) int {
 					next = next.Add(time.Duration(float64(time.Second) / spec.Rate))
 					time.Sleep(time.Until(next))
 				}
+				began := time.Now().UnixMilli()
 				e, b := runtime.Entry(context.Background(), spec.Rule.Resource)
 				if b != nil {
 					blocked++
+					blockedAt = append(blockedAt, time.Now().UnixMilli())
 					if spec.Rate == 0 {
 						time.Sleep(2 * time.Millisecond) // spare the two shared cores
 					}
 					continue
 				}
 				admitted = append(admitted, time.Now().UnixMilli())
+				started = append(started, began)
 				e.Exit()
 			}
 			mu.Lock()
 			report.Admitted = append(report.Admitted, admitted...)
+			report.Started = append(report.Started, started...)
 			report.Blocked += blocked
+			report.BlockedAt = append(report.BlockedAt, blockedAt...)
 			mu.Unlock()
 		})
 	}

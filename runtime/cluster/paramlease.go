@@ -75,7 +75,7 @@ func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, ke
 	lss := make([]*leases, len(keys))
 	for i, k := range keys {
 		if lss[i] = c.params.of(k); lss[i] != nil {
-			lss[i].demand.Add(needs[i])
+			lss[i].inWindow.Add(needs[i])
 		}
 	}
 	var asks []leaseAsk
@@ -84,7 +84,7 @@ func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, ke
 	for i, ls := range lss {
 		if ls == nil {
 			unheld[i] = len(asks)
-			asks = append(asks, leaseAsk{key: keys[i], count: counts[i], want: needs[i]})
+			asks = append(asks, leaseAsk{key: keys[i], count: counts[i], need: needs[i]})
 			continue
 		}
 		l := ls.cur.Load()
@@ -96,7 +96,8 @@ func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, ke
 				return false, nil
 			}
 		}
-		asks = append(asks, leaseAsk{ls: ls, key: keys[i], count: counts[i], want: c.batch(ls, counts[i], cc.ThresholdType, needs[i])})
+		allot, need, final := c.batch(ls, counts[i], cc.ThresholdType, cc.WindowIntervalMs, needs[i])
+		asks = append(asks, leaseAsk{ls: ls, key: keys[i], count: counts[i], allot: allot, need: need, final: final})
 	}
 	var granted []int64
 	if len(asks) > 0 {
