@@ -9,7 +9,7 @@ import (
 
 // outageImpact is what the log, metrics and the dashboard say cluster
 // rules do while Redis does not answer.
-const outageImpact = "cluster rules are checked locally (fallbackToLocalWhenFail; a global count is shared by the live instances) or blocked"
+const outageImpact = "cluster rules are checked locally (fallbackToLocalWhenFail; a global count is shared by the live instances as their demand was) or blocked"
 
 func init() { redislog.Install() }
 
