@@ -22,7 +22,8 @@ type demand struct {
 	// (0: no heartbeat has answered with a demand yet). mine is the rate
 	// this instance reported in that heartbeat, so share is of one moment.
 	rate, fleet, mine atomic.Uint64
-	// The heartbeat goroutine's own: where the rate's measure began.
+	// The heartbeat goroutine's own (and the maker's, before it is
+	// shared): where the rate's measure began.
 	snapAsked int64
 	snapAt    int64 // mono ns
 }

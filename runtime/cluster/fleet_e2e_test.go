@@ -70,15 +70,16 @@ func fleetThroughARestart(t *testing.T, leases bool) {
 	)
 	prefix := fmt.Sprintf("fleet-%v:", leases)
 	rule := clusterRule("e2e-fleet", count, 16, 1, 10, 1000)
-	// A second of calls before t0, so that heartbeats have measured each
-	// instance's demand when the counted seconds begin.
-	t0 := nextSecond(2500 * time.Millisecond)
+	// Two seconds of calls before t0, so that heartbeats have measured
+	// each instance's demand (over a second) when the counted seconds
+	// begin: the figures are the steady state's.
+	t0 := nextSecond(3500 * time.Millisecond)
 	rates := []float64{400, 200, 40}
 	goroutines := []int{4, 2, 1}
 	specs := make([]childSpec, len(rates))
 	for i, rate := range rates {
 		specs[i] = childSpec{Addr: s.Addr(), Prefix: prefix, Rule: rule, Leases: leases,
-			JoinAt: t0.Add(-2 * time.Second), StartAt: t0.Add(-time.Second), StopAt: t0.Add(to * time.Second),
+			JoinAt: t0.Add(-3 * time.Second), StartAt: t0.Add(-2 * time.Second), StopAt: t0.Add(to * time.Second),
 			Goroutines: goroutines[i], Rate: rate / float64(goroutines[i]),
 			SnapshotAt: []time.Time{t0, t0.Add(killAt * time.Second)}}
 	}

@@ -89,13 +89,25 @@ type lease struct {
 	// deadline is the mono ns after which the tokens are dead: the
 	// latest of its grants' safe bounds (see grant).
 	deadline atomic.Int64
-	low      int64 // tokens left at which the next batch is fetched
-	tokens   atomic.Int64
+	// ends is the mono ns by which the window has surely ended on Redis's
+	// clock (a grant's reply time plus the ms it said were left): an
+	// exhausted lease refuses without asking until then, as Redis would.
+	ends   atomic.Int64
+	low    int64 // tokens left at which the next batch is fetched
+	tokens atomic.Int64
 	// exhausted: Redis granted less than was asked, so nothing is left in
 	// this window for anyone; calls past the tokens are refused without
 	// asking again.
 	exhausted atomic.Bool
 	threshold int64
+}
+
+// spentUntilTurn reports whether, its tokens dead at now, the lease's
+// window is spent and may not have turned yet on Redis's clock: asking
+// Redis then would only be told so, and the request for the next window
+// would follow at once (two round trips a window instead of one).
+func (l *lease) spentUntilTurn(now int64) bool {
+	return l.exhausted.Load() && now < l.ends.Load()
 }
 
 // take spends acquire tokens, or none.
@@ -151,6 +163,7 @@ func (c *Client) leasesOf(flowID int64) *leases {
 		m[k] = v
 	}
 	ls := &leases{}
+	ls.snapAt = mono() // the demand is measured from the first call on
 	m[flowID] = ls
 	c.leases.Store(&m)
 	return ls
@@ -170,15 +183,19 @@ func ptrMap(m *map[int64]*leases) map[int64]*leases {
 func (c *Client) checkLeased(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) (bool, error) {
 	ls.inWindow.Add(acquire)
 	for range 2 {
-		if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() {
-			if l.take(acquire) {
-				c.leased.Add(1)
-				if l.tokens.Load() <= l.low {
-					c.prefetch(ls, l, rule)
+		if l := ls.cur.Load(); l != nil {
+			if now := mono(); now < l.deadline.Load() {
+				if l.take(acquire) {
+					c.leased.Add(1)
+					if l.tokens.Load() <= l.low {
+						c.prefetch(ls, l, rule)
+					}
+					return true, nil
 				}
-				return true, nil
-			}
-			if l.exhausted.Load() {
+				if l.exhausted.Load() {
+					return false, nil
+				}
+			} else if l.spentUntilTurn(now) {
 				return false, nil
 			}
 		}
@@ -239,8 +256,11 @@ func (c *Client) batch(ls *leases, count float64, thresholdType, windowMs int, a
 func (c *Client) refill(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) error {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() && (l.tokens.Load() >= acquire || l.exhausted.Load()) {
-		return nil
+	if l := ls.cur.Load(); l != nil {
+		now := mono()
+		if (now < l.deadline.Load() && (l.tokens.Load() >= acquire || l.exhausted.Load())) || l.spentUntilTurn(now) {
+			return nil
+		}
 	}
 	return c.grant(ctx, ls, rule, acquire)
 }
@@ -335,13 +355,15 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 	if err != nil {
 		return nil, err
 	}
+	recv := mono()
 	c.leaseCalls.Add(1)
 	granted := make([]int64, len(asks))
 	for i, a := range asks {
 		r := reply[per*i:]
 		granted[i] = r[0]
 		if a.ls != nil {
-			a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], r[5], a.final || r[0] < r[5] || r[4] <= 0)
+			left := r[1] * int64(time.Millisecond)
+			a.ls.install(r[0], sent+left, recv+left, r[2], r[3], r[5], a.final || r[0] < r[5] || r[4] <= 0)
 		}
 	}
 	return granted, nil
@@ -349,12 +371,13 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 
 // install adds a grant for the window starting at window (Redis ms) to
 // the lease in force, or makes it the lease in force when it is a newer
-// window. spent: Redis has no more tokens in this window for anyone, or
-// the grant was the instance's final share of it, so calls past these are
-// refused without asking again. A grant for a
+// window. deadline and ends bound the window's end on Redis's clock from
+// below and above (mono ns). spent: Redis has no more tokens in this
+// window for anyone, or the grant was the instance's final share of it,
+// so calls past these are refused without asking again. A grant for a
 // window older than the lease in force (a slow request) is dropped: its
 // tokens die unused.
-func (ls *leases) install(granted, deadline, threshold, window, want int64, spent bool) {
+func (ls *leases) install(granted, deadline, ends, threshold, window, want int64, spent bool) {
 	ls.installMu.Lock()
 	defer ls.installMu.Unlock()
 	cur := ls.cur.Load()
@@ -365,6 +388,9 @@ func (ls *leases) install(granted, deadline, threshold, window, want int64, spen
 		if deadline > cur.deadline.Load() {
 			cur.deadline.Store(deadline)
 		}
+		if ends < cur.ends.Load() {
+			cur.ends.Store(ends)
+		}
 		cur.tokens.Add(granted)
 		if spent {
 			cur.exhausted.Store(true)
@@ -372,6 +398,7 @@ func (ls *leases) install(granted, deadline, threshold, window, want int64, spen
 	case cur == nil || window > cur.window:
 		l := &lease{window: window, threshold: threshold, low: want / 4}
 		l.deadline.Store(deadline)
+		l.ends.Store(ends)
 		l.tokens.Store(granted)
 		l.exhausted.Store(spent)
 		ls.lastWindow.Store(ls.inWindow.Swap(0))
