@@ -78,7 +78,7 @@ func TestLeaseBatchFollowsDemand(t *testing.T) {
 			c := &Client{}
 			c.live.Store(3)
 			ls := &leases{}
-			ls.inWindow.Store(tc.inWindow)
+			ls.asked.Store(tc.inWindow)
 			ls.seeFleet(tc.mine, tc.fleet)
 			ls.rate.Store(math.Float64bits(tc.mine))
 			allot, need, final := c.batch(ls, 300, thresholdGlobal, 1000, 1)

@@ -132,14 +132,17 @@ type leases struct {
 	// wait for it rather than each asking Redis.
 	mu        sync.Mutex
 	refilling atomic.Bool
-	// inWindow counts the tokens calls asked for in the current window,
-	// and lastWindow those of the one before: a batch is sized from them
-	// until heartbeats have measured the demand.
-	inWindow, lastWindow atomic.Int64
+	// windowAsked is demand.asked when the current lease's window began,
+	// and lastWindow the tokens calls asked for in the one before: a
+	// batch is sized from them until heartbeats have measured the demand.
+	windowAsked, lastWindow atomic.Int64
 	// installMu orders installs of grants (a hot-parameter value's may
 	// race, as they are not asked under mu).
 	installMu sync.Mutex
 }
+
+// inWindow is the tokens calls asked for in the current lease's window.
+func (ls *leases) inWindow() int64 { return ls.asked.Load() - ls.windowAsked.Load() }
 
 // leasesOf is flowID's lease state, made on its first call. The map is
 // copied on write: flow ids come from rules, so it changes as seldom as
@@ -181,7 +184,6 @@ func ptrMap(m *map[int64]*leases) map[int64]*leases {
 // trip for most calls. The fast path is one clock read and two atomic
 // operations.
 func (c *Client) checkLeased(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) (bool, error) {
-	ls.inWindow.Add(acquire)
 	for range 2 {
 		if l := ls.cur.Load(); l != nil {
 			if now := mono(); now < l.deadline.Load() {
@@ -237,7 +239,7 @@ func (c *Client) batch(ls *leases, count float64, thresholdType, windowMs int, a
 	if thresholdType != thresholdGlobal {
 		threshold = int64(count * float64(live))
 	}
-	cold := max(1, min(max(ls.inWindow.Load(), ls.lastWindow.Load())/2, threshold/live))
+	cold := max(1, min(max(ls.inWindow(), ls.lastWindow.Load())/2, threshold/live))
 	share, measured := ls.share()
 	if !measured {
 		return 0, max(acquire, cold), false
@@ -401,7 +403,8 @@ func (ls *leases) install(granted, deadline, ends, threshold, window, want int64
 		l.ends.Store(ends)
 		l.tokens.Store(granted)
 		l.exhausted.Store(spent)
-		ls.lastWindow.Store(ls.inWindow.Swap(0))
+		asked := ls.asked.Load()
+		ls.lastWindow.Store(asked - ls.windowAsked.Swap(asked))
 		ls.cur.Store(l)
 	}
 }

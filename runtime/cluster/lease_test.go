@@ -147,3 +147,35 @@ func TestFullLeaseTableCountsAgainstTheFleetsLeases(t *testing.T) {
 	}
 	assert.Equal(t, 10, admitted, "one fleet-wide figure for the value, whichever path checked it")
 }
+
+// Close gives a lease's unused tokens back to its window: what one
+// instance leased and did not spend is the rest of the fleet's to admit
+// in the same window.
+func TestCloseGivesUnusedTokensBack(t *testing.T) {
+	s := testserver.StartRedis(t)
+	a, err := cluster.New(cluster.Config{Addr: s.Addr(), KeyPrefix: "giveback:", Leases: true,
+		HeartbeatInterval: 200 * time.Millisecond, InstanceTTL: time.Second, Timeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	b := newClient(t, s, "giveback:", withLeases)
+	rule := clusterRule("giveback", 50, 45, 1, 1, 60000)
+	ctx := context.Background()
+	for range 20 {
+		ok, err := a.Check(ctx, &rule, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	leased, err := s.Client(t).HGet(ctx, "giveback:lease:45", "n").Int64()
+	require.NoError(t, err)
+	require.Greater(t, leased, int64(20), "a holds tokens it has not spent")
+	require.NoError(t, a.Close())
+
+	admitted := 0
+	for range 100 {
+		ok, err := b.Check(ctx, &rule, 1)
+		require.NoError(t, err)
+		if ok {
+			admitted++
+		}
+	}
+	assert.Equal(t, 30, admitted, "the count less what a spent, nothing lost with a's lease")
+}

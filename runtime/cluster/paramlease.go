@@ -75,7 +75,7 @@ func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, ke
 	lss := make([]*leases, len(keys))
 	for i, k := range keys {
 		if lss[i] = c.params.of(k); lss[i] != nil {
-			lss[i].inWindow.Add(needs[i])
+			lss[i].asked.Add(needs[i])
 		}
 	}
 	var asks []leaseAsk
