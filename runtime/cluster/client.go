@@ -241,6 +241,17 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 	if cc == nil {
 		return false, fmt.Errorf("cluster: hot-parameter rule %q has no clusterConfig", rule.Resource)
 	}
+	ok, err := c.checkParams(ctx, rule, values, acquire)
+	if err != nil && cc.ThresholdType == thresholdGlobal && !errors.Is(err, paramflow.ErrCheckLocally) {
+		// Each value's fleet-wide count, not this instance's: its share
+		// is checked locally (see fallback in the package doc).
+		err = &paramflow.LocalCounts{Counts: c.paramFallbackCounts(cc.FlowID, values), Err: err}
+	}
+	return ok, err
+}
+
+func (c *Client) checkParams(ctx context.Context, rule *paramflow.Rule, values []paramflow.ClusterValue, acquire int64) (bool, error) {
+	cc := rule.ClusterConfig
 	n := min(len(values), c.cfg.MaxParamValues)
 	keys := make([]string, 1, 1+n)
 	keys[0] = c.instancesKey
@@ -266,7 +277,7 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 		vals := len(keys) - 1
 		leaseKeys, counts, needs := make([]string, vals), make([]float64, vals), make([]int64, vals)
 		for i := range vals {
-			leaseKeys[i] = c.cfg.KeyPrefix + "lease:" + keys[1+i][len(c.cfg.KeyPrefix):]
+			leaseKeys[i] = c.leaseKeyOf(keys[1+i])
 			counts[i] = float64(args[3+2*i].(int64))
 			needs[i] = args[3+2*i+1].(int64)
 		}

@@ -144,7 +144,8 @@
 //	<prefix>param:<flowId>:<value>   hash: the same, for one argument value
 //	<prefix>instances                sorted set: instance id -> registration expiry (Redis ms)
 //	<prefix>lease:<flowId>           hash: w (window start, Redis ms), n (tokens leased in it)
-//	<prefix>lease:param:<flowId>:<value>  hash: the same, for one argument value
+//	<prefix>lease:param:<flowId>:<value>  hash: the same, for one argument value,
+//	                                 and d:<instance id> -> "<expiry ms>:<calls a window>"
 //	<prefix>demand:<flowId>          hash: instance id -> "<expiry ms>:<thousandths of a call a second>"
 //
 // The prefix is Config.KeyPrefix ("sentinel:" by default). A value is
@@ -267,13 +268,17 @@
 // not seen the fleet's demand (it started during the outage, or the rule
 // had no calls) takes an even share, count / live instances (the whole
 // count if it never reached Redis). Check says so with a
-// *flow.LocalCount. A thresholdType 0 rule keeps its per-instance count;
-// so does a hot-parameter cluster rule's local check (per value, its
-// whole count: paramflow's checker has no share to say yet). A Redis that
-// restarts empty sees the fleet register again one by one, so a lower
-// live count is believed only once heartbeats have seen it for
-// InstanceTTL, and a fleet's demand only once as many instances as are
-// live have reported it.
+// *flow.LocalCount. A thresholdType 0 rule keeps its per-instance count.
+// A global hot-parameter rule's values are shared alike, each on its own
+// (CheckParams says so with a *paramflow.LocalCounts): with leases, by the
+// value's demand, which each lease request reports (as d:<id> in the
+// value's lease hash) and reads back for the fleet; without leases, or
+// for a value this instance holds no lease for, by an even share; rounded
+// up, so a small count's share still admits. A Redis that restarts
+// empty sees the fleet register again one by one, so a lower live count
+// is believed only once heartbeats have seen it for InstanceTTL, and a
+// flow id's demand only once as many instances as are live have reported
+// it.
 //
 // While the breaker is open, heartbeats come every 100 ms (at most
 // HeartbeatInterval) and each is a probe: the first Redis answers closes

@@ -21,36 +21,56 @@ import (
 // Windows are aligned on windowIntervalMs on Redis's clock (TIME). KEYS[1]
 // is the live-instance set, KEYS[2..n] lease hashes: w (the window's
 // start, ms) and n (tokens granted in it). ARGV[1] thresholdType, ARGV[2]
-// windowIntervalMs, then for KEYS[k] its count ARGV[3k-3], the tokens
-// allotted to this instance for a whole window ARGV[3k-2] and the fewest
-// it needs ARGV[3k-1]. A threshold is floor(count), or floor(count × live
-// instances) for thresholdType 0 (at least one instance). The instance
-// wants its allotment for the time left in the window (at least what it
-// needs); a grant is what it wants or what is left, whichever is less (0
-// when none is left). Reply, six numbers per lease hash: granted, ms left
-// in the window, threshold, window start, tokens left in the window after
-// this grant, tokens wanted.
+// windowIntervalMs, ARGV[3] the instance's id when it reports its demand
+// per lease hash (” when not), then for KEYS[k] its count ARGV[4k-4],
+// the tokens allotted to this instance for a whole window ARGV[4k-3], the
+// fewest it needs ARGV[4k-2], and its demand (calls a window) ARGV[4k-1].
+// A threshold is floor(count), or floor(count × live instances) for
+// thresholdType 0 (at least one instance). The instance wants its
+// allotment for the time left in the window (at least what it needs); a
+// grant is what it wants or what is left, whichever is less (0 when none
+// is left). A reported demand is kept in the hash as d:<id> =
+// "<expiry>:<demand>" for two windows, and the fleet's summed. Reply,
+// seven numbers per lease hash: granted, ms left in the window,
+// threshold, window start, tokens left in the window after this grant,
+// tokens wanted, the fleet's demand (0 unreported).
 var leaseScript = redis.NewScript(luaNow + `
 local window = tonumber(ARGV[2])
 local start = now - (now % window)
 local left = window - (now - start)
+local id = ARGV[3]
 ` + luaInstances + `
 local out = {}
 for k = 2, #KEYS do
-  local threshold = math.floor(tonumber(ARGV[3 * k - 3]) * instances)
+  local threshold = math.floor(tonumber(ARGV[4 * k - 4]) * instances)
   local taken = 0
   local h = redis.call('HMGET', KEYS[k], 'w', 'n')
   if tonumber(h[1]) == start then taken = tonumber(h[2]) end
-  local want = math.ceil(tonumber(ARGV[3 * k - 2]) * left / window)
-  local need = tonumber(ARGV[3 * k - 1])
+  local want = math.ceil(tonumber(ARGV[4 * k - 3]) * left / window)
+  local need = tonumber(ARGV[4 * k - 2])
   if want < need then want = need end
   local grant = threshold - taken
   if grant > want then grant = want end
   if grant < 0 then grant = 0 end
   if grant > 0 or taken == 0 then
     redis.call('HSET', KEYS[k], 'w', start, 'n', taken + grant)
-    redis.call('PEXPIRE', KEYS[k], 2 * window)
   end
+  local fleet = 0
+  if id ~= '' then
+    redis.call('HSET', KEYS[k], 'd:' .. id, (now + 2 * window) .. ':' .. ARGV[4 * k - 1])
+    local all = redis.call('HGETALL', KEYS[k])
+    for i = 1, #all, 2 do
+      if string.sub(all[i], 1, 2) == 'd:' then
+        local exp, d = string.match(all[i + 1], '^(%d+):(%d+)$')
+        if exp == nil or tonumber(exp) <= now then
+          redis.call('HDEL', KEYS[k], all[i])
+        else
+          fleet = fleet + tonumber(d)
+        end
+      end
+    end
+  end
+  redis.call('PEXPIRE', KEYS[k], 2 * window)
   local i = #out
   out[i + 1] = grant
   out[i + 2] = left
@@ -58,6 +78,7 @@ for k = 2, #KEYS do
   out[i + 4] = start
   out[i + 5] = threshold - taken - grant
   out[i + 6] = want
+  out[i + 7] = fleet
 end
 return out
 `)
@@ -303,6 +324,9 @@ type leaseAsk struct {
 	allot float64
 	need  int64
 	final bool
+	// demand is the calls a window this instance reports for the lease
+	// hash (hot-parameter values; a flow id's goes with heartbeats).
+	demand int64
 }
 
 // grant asks for a flow rule's next batch, of at least acquire tokens
@@ -310,29 +334,32 @@ type leaseAsk struct {
 func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) error {
 	cc := rule.ClusterConfig
 	allot, need, final := c.batch(ls, rule.Count, cc.ThresholdType, cc.WindowIntervalMs, acquire)
-	_, err := c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
+	_, err := c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail, false,
 		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, allot: allot, need: need, final: final}})
 	return err
 }
 
 // ask runs the lease script for asks, one round trip, installs each
 // grant that has a lease to go to, and returns the tokens granted to each
-// ask. A lease's deadline is the window's end measured from when the
+// ask. report: the asks report their demand, and take the fleet's. A lease's deadline is the window's end measured from when the
 // request was sent: the script ran after that, so the tokens die no later
 // than the window on Redis's clock.
-func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback bool, asks []leaseAsk) ([]int64, error) {
+func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback, report bool, asks []leaseAsk) ([]int64, error) {
 	if windowMs <= 0 {
 		windowMs = flow.DefaultClusterWindowIntervalMs
 	}
 	keys := make([]string, 1, 1+len(asks))
 	keys[0] = c.instancesKey
-	args := make([]any, 2, 2+3*len(asks))
-	args[0], args[1] = thresholdType, windowMs
+	args := make([]any, 3, 3+4*len(asks))
+	args[0], args[1], args[2] = thresholdType, windowMs, ""
+	if report {
+		args[2] = c.cfg.InstanceID
+	}
 	for _, a := range asks {
 		keys = append(keys, a.key)
-		args = append(args, formatCount(a.count), formatCount(a.allot), a.need)
+		args = append(args, formatCount(a.count), formatCount(a.allot), a.need, a.demand)
 	}
-	const per = 6 // granted, ms left, threshold, window start, tokens left, wanted
+	const per = 7 // granted, ms left, threshold, window start, tokens left, wanted, fleet's demand
 	reply := make([]int64, per*len(asks))
 	sent := mono()
 	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
@@ -363,6 +390,10 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 	for i, a := range asks {
 		r := reply[per*i:]
 		granted[i] = r[0]
+		if a.ls != nil && report && r[6] > 0 {
+			perSecond := 1000 / float64(windowMs)
+			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond)
+		}
 		if a.ls != nil {
 			left := r[1] * int64(time.Millisecond)
 			a.ls.install(r[0], sent+left, recv+left, r[2], r[3], r[5], a.final || r[0] < r[5] || r[4] <= 0)

@@ -179,3 +179,50 @@ func TestCloseGivesUnusedTokensBack(t *testing.T) {
 	}
 	assert.Equal(t, 30, admitted, "the count less what a spent, nothing lost with a's lease")
 }
+
+// While Redis does not answer, each value of a global hot-parameter rule
+// is checked locally against this instance's share of its count: the
+// share of the value's demand its lease requests last saw, so the busier
+// instance of a value keeps most of it and the fleet stays near the
+// value's count.
+func TestHotValuesFallBackToTheirDemandShare(t *testing.T) {
+	s := testserver.StartRedis(t)
+	a := newClient(t, s, "pshare:", withLeases)
+	b := newClient(t, s, "pshare:", withLeases)
+	require.Eventually(t, func() bool { return a.Stats().Live == 2 && b.Stats().Live == 2 }, 2*time.Second, 10*time.Millisecond)
+	rule := paramflow.NewRule("param.share", 0, 100)
+	rule.ClusterMode = true
+	rule.ClusterConfig = &paramflow.ClusterConfig{FlowID: 46, ThresholdType: 1, SampleCount: 1, WindowIntervalMs: 60000,
+		FallbackToLocalWhenFail: true}
+	ctx := context.Background()
+	hot := []paramflow.ClusterValue{{Key: "s:hot", Count: 100}}
+	for i := range 80 {
+		c := a
+		if i%4 == 3 {
+			c = b
+		}
+		ok, err := c.CheckParams(ctx, &rule, hot, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	s.Kill()
+
+	share := func(c *cluster.Client) int64 {
+		_, err := c.CheckParams(ctx, &rule, hot, 1000) // more than a lease holds: asks Redis
+		var lc *paramflow.LocalCounts
+		require.ErrorAs(t, err, &lc)
+		require.Len(t, lc.Counts, 1)
+		return lc.Counts[0]
+	}
+
+	ca, cb := share(a), share(b)
+	t.Logf("fallback counts of the hot value: %d (3/4 of its calls) and %d (1/4)", ca, cb)
+	assert.Greater(t, ca, 2*cb, "the busier instance keeps the larger share")
+	assert.GreaterOrEqual(t, ca+cb, int64(90), "the fleet near the value's count")
+	assert.LessOrEqual(t, ca+cb, int64(125+2), "never much above it")
+
+	_, err := a.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "s:new", Count: 100}}, 1)
+	var lc *paramflow.LocalCounts
+	require.ErrorAs(t, err, &lc)
+	assert.Equal(t, []int64{50}, lc.Counts, "a value with no demand seen: an even share")
+}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -62,6 +63,33 @@ func (p *paramLeases) of(key string) *leases {
 	return ls
 }
 
+// held is key's lease state, or nil when the table holds none.
+func (p *paramLeases) held(key string) *leases {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.m[key]
+}
+
+// paramFallbackCounts is, for each value, the part of its global count
+// this instance checks locally while Redis does not answer: as for a flow
+// rule (fallbackCount), from the value's demand share the lease requests
+// last read, or an even share when it has none (a value without a lease
+// here, or a client without leases, which keeps no state per value).
+// Rounded up, so that a share of a small count still admits.
+func (c *Client) paramFallbackCounts(flowID int64, values []paramflow.ClusterValue) []int64 {
+	counts := make([]int64, len(values))
+	for i, v := range values {
+		d := &demand{}
+		if c.cfg.Leases {
+			if ls := c.params.held(c.leaseKeyOf(c.paramKey(flowID, v.Key))); ls != nil {
+				d = &ls.demand
+			}
+		}
+		counts[i] = int64(math.Ceil(c.fallbackCount(d, float64(v.Count))))
+	}
+	return counts
+}
+
 // checkParamsLeased admits a hot-parameter call from the leases of its
 // values' windows, all or nothing: values with too few tokens are asked
 // for in one script call, then each value's tokens are taken, and given
@@ -84,7 +112,7 @@ func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, ke
 	for i, ls := range lss {
 		if ls == nil {
 			unheld[i] = len(asks)
-			asks = append(asks, leaseAsk{key: keys[i], count: counts[i], need: needs[i]})
+			asks = append(asks, leaseAsk{key: keys[i], count: counts[i], need: needs[i], demand: needs[i]})
 			continue
 		}
 		l := ls.cur.Load()
@@ -97,12 +125,13 @@ func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, ke
 			}
 		}
 		allot, need, final := c.batch(ls, counts[i], cc.ThresholdType, cc.WindowIntervalMs, needs[i])
-		asks = append(asks, leaseAsk{ls: ls, key: keys[i], count: counts[i], allot: allot, need: need, final: final})
+		asks = append(asks, leaseAsk{ls: ls, key: keys[i], count: counts[i], allot: allot, need: need, final: final,
+			demand: max(ls.inWindow(), ls.lastWindow.Load())})
 	}
 	var granted []int64
 	if len(asks) > 0 {
 		var err error
-		if granted, err = c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail, asks); err != nil {
+		if granted, err = c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail, true, asks); err != nil {
 			return false, err
 		}
 	}

@@ -134,6 +134,12 @@ func (c *Client) leaseKey(flowID int64) string {
 	return c.cfg.KeyPrefix + "lease:" + strconv.FormatInt(flowID, 10)
 }
 
+// leaseKeyOf is the lease hash of a window key: <prefix>lease:param:...
+// for <prefix>param:....
+func (c *Client) leaseKeyOf(windowKey string) string {
+	return c.cfg.KeyPrefix + "lease:" + windowKey[len(c.cfg.KeyPrefix):]
+}
+
 // maxValueKey is the longest argument value text used in a key as is;
 // longer ones are replaced by their SHA-256.
 const maxValueKey = 128
