@@ -242,10 +242,18 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 		return false, fmt.Errorf("cluster: hot-parameter rule %q has no clusterConfig", rule.Resource)
 	}
 	ok, err := c.checkParams(ctx, rule, values, acquire)
-	if err != nil && cc.ThresholdType == thresholdGlobal && !errors.Is(err, paramflow.ErrCheckLocally) {
+	if cc.ThresholdType != thresholdGlobal || errors.Is(err, paramflow.ErrCheckLocally) {
+		return ok, err
+	}
+	switch {
+	case err != nil:
 		// Each value's fleet-wide count, not this instance's: its share
 		// is checked locally (see fallback in the package doc).
 		err = &paramflow.LocalCounts{Counts: c.paramFallbackCounts(cc.FlowID, values), Err: err}
+	case ok && cc.FallbackToLocalWhenFail && c.recovering(cc.WindowIntervalMs):
+		// What the fallback admitted in this window is not in Redis:
+		// the local share decides too until the window ends.
+		err = &paramflow.LocalCounts{Counts: c.paramFallbackCounts(cc.FlowID, values)}
 	}
 	return ok, err
 }

@@ -390,13 +390,13 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 	for i, a := range asks {
 		r := reply[per*i:]
 		granted[i] = r[0]
-		if a.ls != nil && report && r[6] > 0 {
+		if a.ls != nil && report && r[6] > 0 && !c.recentlyRecovered(windowMs) {
 			perSecond := 1000 / float64(windowMs)
 			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond)
 		}
 		if a.ls != nil {
 			left := r[1] * int64(time.Millisecond)
-			a.ls.install(r[0], sent+left, recv+left, r[2], r[3], r[5], a.final || r[0] < r[5] || r[4] <= 0)
+			a.ls.install(r[0], sent+left, recv+left, r[2], r[3], int64(windowMs), r[5], a.final || r[0] < r[5] || r[4] <= 0)
 		}
 	}
 	return granted, nil
@@ -404,13 +404,13 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 
 // install adds a grant for the window starting at window (Redis ms) to
 // the lease in force, or makes it the lease in force when it is a newer
-// window. deadline and ends bound the window's end on Redis's clock from
-// below and above (mono ns). spent: Redis has no more tokens in this
+// window (of windowMs). deadline and ends bound the window's end on
+// Redis's clock from below and above (mono ns). spent: Redis has no more tokens in this
 // window for anyone, or the grant was the instance's final share of it,
 // so calls past these are refused without asking again. A grant for a
 // window older than the lease in force (a slow request) is dropped: its
 // tokens die unused.
-func (ls *leases) install(granted, deadline, ends, threshold, window, want int64, spent bool) {
+func (ls *leases) install(granted, deadline, ends, threshold, window, windowMs, want int64, spent bool) {
 	ls.installMu.Lock()
 	defer ls.installMu.Unlock()
 	cur := ls.cur.Load()
@@ -435,7 +435,13 @@ func (ls *leases) install(granted, deadline, ends, threshold, window, want int64
 		l.tokens.Store(granted)
 		l.exhausted.Store(spent)
 		asked := ls.asked.Load()
-		ls.lastWindow.Store(asked - ls.windowAsked.Swap(asked))
+		n := asked - ls.windowAsked.Swap(asked)
+		if cur != nil && window-cur.window > windowMs {
+			// Windows without a lease (idle, or Redis down) went by: the
+			// demand of one window, not of them all.
+			n = n * windowMs / (window - cur.window)
+		}
+		ls.lastWindow.Store(n)
 		ls.cur.Store(l)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
 	"go.uber.org/goleak"
 )
 
@@ -35,6 +36,10 @@ type childSpec struct {
 	Addr       string
 	Prefix     string
 	Rule       flow.Rule
+	// Param, when set, is a hot-parameter rule loaded instead of Rule,
+	// and every call passes Arg as its argument.
+	Param *paramflow.Rule
+	Arg   string
 	JoinAt     time.Time // register in the live set
 	StartAt    time.Time // start calling
 	StopAt     time.Time
@@ -79,8 +84,16 @@ func runChild(specJSON string) int {
 		return 2
 	}
 	c.Install()
-	if err := flow.LoadRules([]flow.Rule{spec.Rule}); err != nil {
-		os.Stderr.WriteString("child: " + err.Error() + "\n")
+	resource := spec.Rule.Resource
+	var loadErr error
+	if spec.Param != nil {
+		resource = spec.Param.Resource
+		loadErr = paramflow.LoadRules([]paramflow.Rule{*spec.Param})
+	} else {
+		loadErr = flow.LoadRules([]flow.Rule{spec.Rule})
+	}
+	if loadErr != nil {
+		os.Stderr.WriteString("child: " + loadErr.Error() + "\n")
 		return 2
 	}
 	time.Sleep(time.Until(spec.StartAt))
@@ -108,7 +121,7 @@ func runChild(specJSON string) int {
 					time.Sleep(time.Until(next))
 				}
 				began := time.Now().UnixMilli()
-				e, b := runtime.Entry(context.Background(), spec.Rule.Resource)
+				e, b := runtime.Entry(context.Background(), resource, runtime.WithArgs(spec.Arg))
 				if b != nil {
 					blocked++
 					blockedAt = append(blockedAt, time.Now().UnixMilli())

@@ -119,6 +119,15 @@ func (c *Client) recovering(windowMs int) bool {
 	return redisAt+(mono()-at)/int64(time.Millisecond) < end
 }
 
+// recentlyRecovered reports whether the last outage ended less than two
+// windows ago: a Redis that restarted empty hears the instances' demand
+// for a value one lease request at a time, so the shares kept from before
+// the outage stand until every instance has asked again.
+func (c *Client) recentlyRecovered(windowMs int) bool {
+	at := c.recoveredMono.Load()
+	return at != 0 && mono()-at < 2*int64(windowMs)*int64(time.Millisecond)
+}
+
 // LocalFirst says whether a call of rule must pass the local check
 // against count before Redis is asked (flow.LocalFirst): in the window an
 // outage ended in, for a rule that falls back to its local check. Checked

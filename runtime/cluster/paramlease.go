@@ -128,6 +128,21 @@ func (c *Client) checkParamsLeased(ctx context.Context, rule *paramflow.Rule, ke
 		asks = append(asks, leaseAsk{ls: ls, key: keys[i], count: counts[i], allot: allot, need: need, final: final,
 			demand: max(ls.inWindow(), ls.lastWindow.Load())})
 	}
+	if len(lss) == 1 && lss[0] != nil && len(asks) == 1 {
+		// One value, the common call: one request in flight per value,
+		// as for a flow id (refill), so that callers arriving together at
+		// a window's turn do not each take a batch.
+		ls := lss[0]
+		ls.mu.Lock()
+		defer ls.mu.Unlock()
+		if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() {
+			if l.tokens.Load() >= needs[0] {
+				asks = nil // a batch came meanwhile
+			} else if l.exhausted.Load() {
+				return false, nil
+			}
+		}
+	}
 	var granted []int64
 	if len(asks) > 0 {
 		var err error

@@ -37,7 +37,10 @@ var ErrCheckLocally = errors.New("paramflow: call checked locally")
 // error wrapping it): Counts[i] for the i-th value it was given, such as
 // this instance's share of a value's fleet-wide count (package
 // runtime/cluster returns it for a thresholdType 1 rule while Redis does
-// not answer). A negative count keeps the value's own.
+// not answer). A negative count keeps the value's own. Returned with
+// admitted true, the cluster counted the call but the local check against
+// Counts decides (runtime/cluster, in the window an outage ended in, whose
+// local admissions Redis never saw).
 type LocalCounts struct {
 	Counts []int64
 	Err    error // why the cluster did not answer
