@@ -33,13 +33,13 @@ func TestMain(m *testing.M) {
 
 // childSpec is one child instance's part in an end-to-end test.
 type childSpec struct {
-	Addr       string
-	Prefix     string
-	Rule       flow.Rule
+	Addr   string
+	Prefix string
+	Rule   flow.Rule
 	// Param, when set, is a hot-parameter rule loaded instead of Rule,
 	// and every call passes Arg as its argument.
-	Param *paramflow.Rule
-	Arg   string
+	Param      *paramflow.Rule
+	Arg        string
 	JoinAt     time.Time // register in the live set
 	StartAt    time.Time // start calling
 	StopAt     time.Time
