@@ -219,8 +219,10 @@
 // Config.BreakerFailures (3) consecutive failed checks, checks fail at
 // once with ErrUnavailable for Config.BreakerCooldown (1 s); then one call
 // probes Redis. Its success closes the breaker and cluster checking
-// resumes by itself; its failure opens it for another cool-down. A caller
-// that cancels its own context does not count as a Redis failure.
+// resumes by itself; its failure opens it for another cool-down.
+// Meanwhile the heartbeat probes every 100 ms, and an answered heartbeat
+// closes the breaker too. A caller that cancels its own context does not
+// count as a Redis failure.
 // Stats reports the checks answered, failed and skipped, and the
 // breaker's state.
 //
@@ -230,10 +232,10 @@
 // address and the error); while it is open,
 // runtime.Dependencies lists Redis as down, which package metrics exports
 // as sentinel_dependency_up{kind="cluster redis"} 0 and the dashboard
-// shows as a line above everything else; when a probe closes it, one info
-// line ("sentinel: cluster redis answers again") with the outage's length
-// and how many checks were meanwhile checked locally and blocked (rules
-// without fallbackToLocalWhenFail). go-redis's own lines (a failed dial
+// shows as a line above everything else; when a probe (a call's or a
+// heartbeat's) closes it, one info line ("sentinel: cluster redis answers
+// again") with the outage's length and how many checks were meanwhile
+// checked locally and blocked (rules without fallbackToLocalWhenFail). go-redis's own lines (a failed dial
 // each) go through the runtime's logger at debug level.
 //
 // A reply that is not the script's verdict (an integer 0 or 1: something

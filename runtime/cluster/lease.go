@@ -22,7 +22,7 @@ import (
 // is the live-instance set, KEYS[2..n] lease hashes: w (the window's
 // start, ms) and n (tokens granted in it). ARGV[1] thresholdType, ARGV[2]
 // windowIntervalMs, ARGV[3] the instance's id when it reports its demand
-// per lease hash (” when not), then for KEYS[k] its count ARGV[4k-4],
+// per lease hash (empty when not), then for KEYS[k] its count ARGV[4k-4],
 // the tokens allotted to this instance for a whole window ARGV[4k-3], the
 // fewest it needs ARGV[4k-2], and its demand (calls a window) ARGV[4k-1].
 // A threshold is floor(count), or floor(count × live instances) for
@@ -240,16 +240,17 @@ const leaseHeadroom = 1.5
 // whole window (the script takes the part for the time left in it), the
 // fewest it needs (acquire), and whether the grant is final for the window.
 //
-// Once heartbeats have measured the fleet's demand: where the fleet asks
-// for more than the threshold, the allotment is the instance's share of
-// the fleet's demand times the threshold (at least a quarter of an even
-// share), and final: the instances' shares add up to the threshold, so
-// each asks once a window and refuses without asking once its grant is
-// spent. Otherwise it is leaseHeadroom times its own demand (or the cold
-// estimate below, when more), not final: the rest stays in Redis for
-// whoever needs it.
+// Once the fleet's demand is known (from heartbeats for a flow id, from
+// lease requests for a hot value): where the fleet asks for more than the
+// threshold, the allotment is the instance's share of the fleet's demand
+// times the threshold (at least a quarter of an even share), and final:
+// the instances' shares add up to the threshold, so each asks once a
+// window and refuses without asking once its grant is spent. Otherwise it
+// is leaseHeadroom times its own measured demand (or the cold estimate
+// below, when more; a hot value's is not measured), not final: the rest
+// stays in Redis for whoever needs it.
 //
-// Before that (a new client, a hot-parameter value): half the instance's
+// Before that (a new client or value): half the instance's
 // demand in the busier of this window and the last, at most an even share
 // of the threshold among the live instances, so a quiet instance never
 // sits on tokens a busy one needs and a busy one takes the rest in
