@@ -90,10 +90,11 @@
 //     window (not final; the rest stays in Redis for whoever needs it, and
 //     the next batch is fetched in the background only when the measured
 //     demand would spend the lease before the window ends);
-//   - before heartbeats measured any demand (a new client, a hot-parameter
-//     value): half the instance's demand in the busier of this window and
-//     the last, at most an even share among the live instances, with the
-//     next batch fetched in the background when a quarter is left.
+//   - before the fleet's demand is known (a new client or value), and for
+//     a hot value under T: half the instance's demand in the busier of
+//     this window and the last, at most an even share among the live
+//     instances, with the next batch fetched in the background when a
+//     quarter is left.
 //
 // A call with no tokens waits for the one request in flight. Once Redis
 // grants less than asked, says none is left, or the grant was final, the
@@ -136,7 +137,12 @@
 // that (callers choose values), a value with no lease costs a round trip
 // per call that leases just the call's tokens from the value's lease hash,
 // so every call of a value counts against one fleet-wide figure whichever
-// instance, and whichever path, checks it.
+// instance, and whichever path, checks it. A value's demand is not sent
+// with heartbeats (values are many): each lease request for it reports the
+// instance's calls in its last window into the value's lease hash and
+// reads back the fleet's, and a value's batches follow that share as a
+// flow id's do. One request per value is in flight at a time for a call
+// of one value.
 //
 // # Keys
 //
