@@ -362,8 +362,8 @@ func (c *Client) LiveInstances(ctx context.Context) (int64, error) {
 // and takes the fleet's; a failure is retried at the next tick (until
 // then, the instance counts for nobody's thresholdType 0 but its own
 // checks still work). A heartbeat Redis answers while the breaker is open
-// ends the outage at once: cluster counting resumes without waiting for
-// a call's probe.
+// (within the time a check may wait) ends the outage at once: cluster
+// counting resumes without waiting for a call's probe.
 func (c *Client) heartbeat() {
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.HeartbeatInterval)
 	defer cancel()
@@ -396,7 +396,10 @@ func (c *Client) heartbeat() {
 			d.seeFleet(rates[i], float64(res[2+2*i])/1000)
 		}
 	}
-	if c.br.open() {
+	// A heartbeat slower than a check may wait proves nothing for checks:
+	// closing on it would open and close the breaker, each told, while a
+	// slow Redis keeps timing checks out.
+	if c.br.open() && recv.Sub(sent) < c.timeout(0) {
 		c.success(false)
 	}
 }
