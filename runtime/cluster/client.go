@@ -40,7 +40,10 @@ type Client struct {
 	depMu                        sync.Mutex   // orders the breaker's transitions as dep tells them
 	fellBackLocal, fellBackBlock atomic.Int64 // unanswered checks, by the rule's fallback
 	outageLocal, outageBlock     atomic.Int64 // their values when the outage began
-	recoveredAt                  atomic.Int64 // unix ns the last outage ended; 0: none
+	// When the last outage ended: on Redis's clock (ms), and mono ns; 0:
+	// none. A pair of stores, read as a pair only within a window of the
+	// second (a racing read is off by one window's local check at most).
+	recoveredRedis, recoveredMono atomic.Int64
 
 	// Leased tokens (lease.go): per flow id, copied on write.
 	leases             atomic.Pointer[map[int64]*leases]
@@ -53,6 +56,9 @@ type Client struct {
 	// when heartbeats began to see fewer (see seeLive).
 	live     atomic.Int64
 	lowSince time.Time
+	// redisOffset is Redis's clock less ours (ms) at the last heartbeat,
+	// which places Redis's windows on our clock (recovering).
+	redisOffset atomic.Int64
 
 	// ctx is canceled by Close, so that a heartbeat in flight on a hung
 	// Redis ends at once.
@@ -118,7 +124,8 @@ func Uninstall() {
 // instance (Config.Timeout when shorter).
 const closeTimeout = 500 * time.Millisecond
 
-// Close stops the heartbeat, removes this instance from the live set (so
+// Close stops the heartbeat, gives its flow leases' unused tokens back to
+// the current window, removes this instance from the live set (so
 // thresholdType 0 shrinks at once rather than after InstanceTTL) and
 // closes the connections. Uninstall it from the flow slot first.
 //
@@ -138,6 +145,7 @@ func (c *Client) Close() error {
 			d = c.cfg.Timeout
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), d)
+		c.giveBack(ctx)
 		c.rdb.ZRem(ctx, c.instancesKey, c.cfg.InstanceID)
 		cancel()
 		if c.ownsRDB {
@@ -203,10 +211,12 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 	if cc == nil {
 		return false, fmt.Errorf("cluster: flow rule %q has no clusterConfig", rule.Resource)
 	}
+	ls := c.leasesOf(cc.FlowID)
+	ls.asked.Add(acquire)
 	var ok bool
 	var err error
 	if c.cfg.Leases {
-		ok, err = c.checkLeased(ctx, rule, acquire)
+		ok, err = c.checkLeased(ctx, ls, rule, acquire)
 	} else {
 		keys := []string{c.instancesKey, c.windowKey(cc.FlowID)}
 		args := []any{cc.ThresholdType, 0, 0, formatCount(rule.Count), acquire}
@@ -216,11 +226,7 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 	case err != nil && cc.ThresholdType == thresholdGlobal:
 		// The fleet's limit, not this instance's: each live instance
 		// checks its share locally (see fallback in the package doc).
-		err = &flow.LocalCount{Count: c.share(rule.Count), Err: err}
-	case ok && cc.FallbackToLocalWhenFail && c.recovering(cc.WindowIntervalMs):
-		// What the fallback admitted in this window is not in Redis:
-		// the local check decides too until the window ends.
-		return true, &flow.LocalCount{Count: c.localCount(rule)}
+		err = &flow.LocalCount{Count: c.fallbackCount(&ls.demand, rule.Count), Err: err}
 	}
 	return ok, err
 }
@@ -235,6 +241,25 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 	if cc == nil {
 		return false, fmt.Errorf("cluster: hot-parameter rule %q has no clusterConfig", rule.Resource)
 	}
+	ok, err := c.checkParams(ctx, rule, values, acquire)
+	if cc.ThresholdType != thresholdGlobal || errors.Is(err, paramflow.ErrCheckLocally) {
+		return ok, err
+	}
+	switch {
+	case err != nil:
+		// Each value's fleet-wide count, not this instance's: its share
+		// is checked locally (see fallback in the package doc).
+		err = &paramflow.LocalCounts{Counts: c.paramFallbackCounts(cc.FlowID, values), Err: err}
+	case ok && cc.FallbackToLocalWhenFail && c.recovering(cc.WindowIntervalMs):
+		// What the fallback admitted in this window is not in Redis:
+		// the local share decides too until the window ends.
+		err = &paramflow.LocalCounts{Counts: c.paramFallbackCounts(cc.FlowID, values)}
+	}
+	return ok, err
+}
+
+func (c *Client) checkParams(ctx context.Context, rule *paramflow.Rule, values []paramflow.ClusterValue, acquire int64) (bool, error) {
+	cc := rule.ClusterConfig
 	n := min(len(values), c.cfg.MaxParamValues)
 	keys := make([]string, 1, 1+n)
 	keys[0] = c.instancesKey
@@ -260,13 +285,11 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 		vals := len(keys) - 1
 		leaseKeys, counts, needs := make([]string, vals), make([]float64, vals), make([]int64, vals)
 		for i := range vals {
-			leaseKeys[i] = c.cfg.KeyPrefix + "lease:" + keys[1+i][len(c.cfg.KeyPrefix):]
+			leaseKeys[i] = c.leaseKeyOf(keys[1+i])
 			counts[i] = float64(args[3+2*i].(int64))
 			needs[i] = args[3+2*i+1].(int64)
 		}
-		if admitted, ok, err := c.checkParamsLeased(ctx, rule, leaseKeys, counts, needs); ok {
-			return admitted, err
-		}
+		return c.checkParamsLeased(ctx, rule, leaseKeys, counts, needs)
 	}
 	return c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, 0, cc.FallbackToLocalWhenFail)
 }
@@ -335,20 +358,60 @@ func (c *Client) LiveInstances(ctx context.Context) (int64, error) {
 	return liveScript.Run(ctx, c.rdb, []string{c.instancesKey}).Int64()
 }
 
-// heartbeat registers the instance once; a failure is retried at the
-// next tick (until then, the instance counts for nobody's thresholdType 0
-// but its own checks still work).
+// heartbeat registers the instance once, reports its demand per flow id
+// and takes the fleet's; a failure is retried at the next tick (until
+// then, the instance counts for nobody's thresholdType 0 but its own
+// checks still work). A heartbeat Redis answers while the breaker is open
+// (within the time a check may wait) ends the outage at once: cluster
+// counting resumes without waiting for a call's probe.
 func (c *Client) heartbeat() {
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.HeartbeatInterval)
 	defer cancel()
-	if n, err := heartbeatScript.Run(ctx, c.rdb, []string{c.instancesKey}, c.cfg.InstanceID, c.cfg.InstanceTTL.Milliseconds()).Int64(); err == nil {
-		c.seeLive(n, time.Now())
+	ids, ds := c.demands()
+	keys := make([]string, 1, 1+len(ids))
+	keys[0] = c.instancesKey
+	args := make([]any, 2, 2+len(ids))
+	args[0], args[1] = c.cfg.InstanceID, c.cfg.InstanceTTL.Milliseconds()
+	rates := make([]float64, len(ds))
+	now := mono()
+	for i, d := range ds {
+		rates[i] = d.measure(now)
+		keys = append(keys, c.demandKey(ids[i]))
+		args = append(args, milli(rates[i]))
+	}
+	sent := time.Now()
+	res, err := heartbeatScript.Run(ctx, c.rdb, keys, args...).Int64Slice()
+	if err != nil || len(res) != 2+2*len(ds) || res[1] <= 0 {
+		return // no answer, or not the script's (something else answers)
+	}
+	recv := time.Now()
+	c.seeLive(res[0], recv)
+	// Redis's clock against ours, read half-way through the round trip.
+	c.redisOffset.Store(res[1] - sent.Add(recv.Sub(sent)/2).UnixMilli())
+	for i, d := range ds {
+		// A Redis that restarted empty hears the fleet's rates one
+		// heartbeat at a time: a sum of fewer instances than are live
+		// would make this one's share too large.
+		if res[3+2*i] >= c.live.Load() {
+			d.seeFleet(rates[i], float64(res[2+2*i])/1000)
+		}
+	}
+	// A heartbeat slower than a check may wait proves nothing for checks:
+	// closing on it would open and close the breaker, each told, while a
+	// slow Redis keeps timing checks out.
+	if c.br.open() && recv.Sub(sent) < c.timeout(0) {
+		c.success(false)
 	}
 }
 
+// probeInterval is how often heartbeats come while the breaker is open
+// (HeartbeatInterval when shorter): each is a probe, so the fleet counts
+// in Redis again within this long of Redis answering.
+const probeInterval = 100 * time.Millisecond
+
 func (c *Client) heartbeats() {
 	defer close(c.done)
-	t := time.NewTicker(c.cfg.HeartbeatInterval)
+	t := time.NewTimer(c.cfg.HeartbeatInterval)
 	defer t.Stop()
 	for {
 		select {
@@ -356,6 +419,11 @@ func (c *Client) heartbeats() {
 			return
 		case <-t.C:
 			c.heartbeat()
+			next := c.cfg.HeartbeatInterval
+			if c.br.open() {
+				next = min(next, probeInterval)
+			}
+			t.Reset(next)
 		}
 	}
 }

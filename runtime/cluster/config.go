@@ -67,7 +67,9 @@ type Config struct {
 	// default.
 	BreakerFailures int
 	// BreakerCooldown is how long an open breaker skips Redis before one
-	// call probes it again; 1s by default.
+	// call probes it again; 1s by default. The heartbeat probes every
+	// 100 ms (at most HeartbeatInterval) meanwhile, and closes the breaker
+	// as soon as Redis answers it.
 	BreakerCooldown time.Duration
 	// MaxParamValues is the most distinct argument values one
 	// hot-parameter call sends to Redis (each is a key of the check

@@ -244,12 +244,22 @@ func TestSentinelFailoverUnderLoad(t *testing.T) {
 	}
 	time.Sleep(200 * time.Millisecond)
 	rs.Failover(t)
+	named := time.Now()
 	before := answered.Load()
 	deadline := time.Now().Add(10 * time.Second)
+	var backIn time.Duration
 	for answered.Load() < before+50 {
 		require.True(t, time.Now().Before(deadline), "checks not answered after the failover: %+v", c.Stats())
-		time.Sleep(20 * time.Millisecond)
+		if backIn == 0 && answered.Load() > before {
+			backIn = time.Since(named)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
+	if backIn == 0 {
+		backIn = time.Since(named)
+	}
+	t.Logf("checks answered by the new master %v after the Sentinel named it", backIn.Round(time.Millisecond))
+	assert.Less(t, backIn, time.Second, "counted in Redis again within a second of the new master serving")
 	stop.Store(true)
 	wg.Wait()
 

@@ -21,38 +21,81 @@ import (
 // Windows are aligned on windowIntervalMs on Redis's clock (TIME). KEYS[1]
 // is the live-instance set, KEYS[2..n] lease hashes: w (the window's
 // start, ms) and n (tokens granted in it). ARGV[1] thresholdType, ARGV[2]
-// windowIntervalMs, then for KEYS[k] its count ARGV[2k-1] and the tokens
-// wanted ARGV[2k]. A threshold is floor(count), or floor(count × live
-// instances) for thresholdType 0 (at least one instance). A grant is what
-// is wanted or what is left, whichever is less (0 when none is left).
-// Reply, five numbers per lease hash: granted, ms left in the window,
-// threshold, window start, tokens left in the window after this grant.
+// windowIntervalMs, ARGV[3] the instance's id when it reports its demand
+// per lease hash (empty when not), then for KEYS[k] its count ARGV[4k-4],
+// the tokens allotted to this instance for a whole window ARGV[4k-3], the
+// fewest it needs ARGV[4k-2], and its demand (calls a window) ARGV[4k-1].
+// A threshold is floor(count), or floor(count × live instances) for
+// thresholdType 0 (at least one instance). The instance wants its
+// allotment for the time left in the window (at least what it needs); a
+// grant is what it wants or what is left, whichever is less (0 when none
+// is left). A reported demand is kept in the hash as d:<id> =
+// "<expiry>:<demand>" for two windows, and the fleet's summed. Reply,
+// seven numbers per lease hash: granted, ms left in the window,
+// threshold, window start, tokens left in the window after this grant,
+// tokens wanted, the fleet's demand (0 unreported).
 var leaseScript = redis.NewScript(luaNow + `
 local window = tonumber(ARGV[2])
 local start = now - (now % window)
+local left = window - (now - start)
+local id = ARGV[3]
 ` + luaInstances + `
 local out = {}
 for k = 2, #KEYS do
-  local threshold = math.floor(tonumber(ARGV[2 * k - 1]) * instances)
+  local threshold = math.floor(tonumber(ARGV[4 * k - 4]) * instances)
   local taken = 0
   local h = redis.call('HMGET', KEYS[k], 'w', 'n')
   if tonumber(h[1]) == start then taken = tonumber(h[2]) end
+  local want = math.ceil(tonumber(ARGV[4 * k - 3]) * left / window)
+  local need = tonumber(ARGV[4 * k - 2])
+  if want < need then want = need end
   local grant = threshold - taken
-  local want = tonumber(ARGV[2 * k])
   if grant > want then grant = want end
   if grant < 0 then grant = 0 end
   if grant > 0 or taken == 0 then
     redis.call('HSET', KEYS[k], 'w', start, 'n', taken + grant)
-    redis.call('PEXPIRE', KEYS[k], 2 * window)
   end
+  local fleet = 0
+  if id ~= '' then
+    redis.call('HSET', KEYS[k], 'd:' .. id, (now + 2 * window) .. ':' .. ARGV[4 * k - 1])
+    local all = redis.call('HGETALL', KEYS[k])
+    for i = 1, #all, 2 do
+      if string.sub(all[i], 1, 2) == 'd:' then
+        local exp, d = string.match(all[i + 1], '^(%d+):(%d+)$')
+        if exp == nil or tonumber(exp) <= now then
+          redis.call('HDEL', KEYS[k], all[i])
+        else
+          fleet = fleet + tonumber(d)
+        end
+      end
+    end
+  end
+  redis.call('PEXPIRE', KEYS[k], 2 * window)
   local i = #out
   out[i + 1] = grant
-  out[i + 2] = window - (now - start)
+  out[i + 2] = left
   out[i + 3] = threshold
   out[i + 4] = start
   out[i + 5] = threshold - taken - grant
+  out[i + 6] = want
+  out[i + 7] = fleet
 end
 return out
+`)
+
+// returnScript gives a lease's unused tokens back to its window (Close):
+// for KEYS[k], ARGV[2k-1] tokens of the window starting at ARGV[2k]
+// (Redis ms), taken off n when that window is still the hash's.
+var returnScript = redis.NewScript(`
+for k = 1, #KEYS do
+  local h = redis.call('HMGET', KEYS[k], 'w', 'n')
+  if tonumber(h[1]) == tonumber(ARGV[2 * k]) and tonumber(h[2]) ~= nil then
+    local n = tonumber(h[2]) - tonumber(ARGV[2 * k - 1])
+    if n < 0 then n = 0 end
+    redis.call('HSET', KEYS[k], 'n', n)
+  end
+end
+return 1
 `)
 
 // monoBase anchors mono: leases expire on the monotonic clock, which wall
@@ -67,13 +110,25 @@ type lease struct {
 	// deadline is the mono ns after which the tokens are dead: the
 	// latest of its grants' safe bounds (see grant).
 	deadline atomic.Int64
-	low      int64 // tokens left at which the next batch is fetched
-	tokens   atomic.Int64
+	// ends is the mono ns by which the window has surely ended on Redis's
+	// clock (a grant's reply time plus the ms it said were left): an
+	// exhausted lease refuses without asking until then, as Redis would.
+	ends   atomic.Int64
+	low    int64 // tokens left at which the next batch is fetched
+	tokens atomic.Int64
 	// exhausted: Redis granted less than was asked, so nothing is left in
 	// this window for anyone; calls past the tokens are refused without
 	// asking again.
 	exhausted atomic.Bool
 	threshold int64
+}
+
+// spentUntilTurn reports whether, its tokens dead at now, the lease's
+// window is spent and may not have turned yet on Redis's clock: asking
+// Redis then would only be told so, and the request for the next window
+// would follow at once (two round trips a window instead of one).
+func (l *lease) spentUntilTurn(now int64) bool {
+	return l.exhausted.Load() && now < l.ends.Load()
 }
 
 // take spends acquire tokens, or none.
@@ -89,20 +144,26 @@ func (l *lease) take(acquire int64) bool {
 	}
 }
 
-// leases is one flow id's lease state in this instance.
+// leases is one flow id's lease state in this instance (or one
+// hot-parameter value's), and its demand.
 type leases struct {
+	demand
 	cur atomic.Pointer[lease]
 	// mu is held by the one request in flight; callers with no tokens
 	// wait for it rather than each asking Redis.
 	mu        sync.Mutex
 	refilling atomic.Bool
-	// demand counts the tokens calls asked for in the current window, and
-	// prev those of the one before: a batch is sized from them.
-	demand, prev atomic.Int64
+	// windowAsked is demand.asked when the current lease's window began,
+	// and lastWindow the tokens calls asked for in the one before: a
+	// batch is sized from them until heartbeats have measured the demand.
+	windowAsked, lastWindow atomic.Int64
 	// installMu orders installs of grants (a hot-parameter value's may
 	// race, as they are not asked under mu).
 	installMu sync.Mutex
 }
+
+// inWindow is the tokens calls asked for in the current lease's window.
+func (ls *leases) inWindow() int64 { return ls.asked.Load() - ls.windowAsked.Load() }
 
 // leasesOf is flowID's lease state, made on its first call. The map is
 // copied on write: flow ids come from rules, so it changes as seldom as
@@ -126,6 +187,7 @@ func (c *Client) leasesOf(flowID int64) *leases {
 		m[k] = v
 	}
 	ls := &leases{}
+	ls.snapAt = mono() // the demand is measured from the first call on
 	m[flowID] = ls
 	c.leases.Store(&m)
 	return ls
@@ -142,20 +204,21 @@ func ptrMap(m *map[int64]*leases) map[int64]*leases {
 // current window, asking Redis for a batch when none is left: no round
 // trip for most calls. The fast path is one clock read and two atomic
 // operations.
-func (c *Client) checkLeased(ctx context.Context, rule *flow.Rule, acquire int64) (bool, error) {
-	cc := rule.ClusterConfig
-	ls := c.leasesOf(cc.FlowID)
-	ls.demand.Add(acquire)
+func (c *Client) checkLeased(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) (bool, error) {
 	for range 2 {
-		if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() {
-			if l.take(acquire) {
-				c.leased.Add(1)
-				if l.tokens.Load() <= l.low {
-					c.prefetch(ls, l, rule)
+		if l := ls.cur.Load(); l != nil {
+			if now := mono(); now < l.deadline.Load() {
+				if l.take(acquire) {
+					c.leased.Add(1)
+					if l.tokens.Load() <= l.low {
+						c.prefetch(ls, l, rule)
+					}
+					return true, nil
 				}
-				return true, nil
-			}
-			if l.exhausted.Load() {
+				if l.exhausted.Load() {
+					return false, nil
+				}
+			} else if l.spentUntilTurn(now) {
 				return false, nil
 			}
 		}
@@ -168,36 +231,76 @@ func (c *Client) checkLeased(ctx context.Context, rule *flow.Rule, acquire int64
 	return false, nil
 }
 
-// batch is how many tokens to ask for: half the instance's demand in the
-// busier of this window and the last (so two or three requests a window
-// at a steady rate), at least acquire, and at most an even share of the
-// threshold among the live instances, so a quiet instance never sits on
-// tokens a busy one needs and a busy one takes the rest in further batches.
-func (c *Client) batch(ls *leases, count float64, thresholdType int, acquire int64) int64 {
-	want := max(ls.demand.Load(), ls.prev.Load()) / 2
+// leaseHeadroom is how much more than its measured demand an instance
+// asks for while the fleet's demand is under the threshold, so that a
+// lease lasts its window at a steady rate.
+const leaseHeadroom = 1.5
+
+// batch sizes a lease request: the tokens allotted to this instance for a
+// whole window (the script takes the part for the time left in it), the
+// fewest it needs (acquire), and whether the grant is final for the window.
+//
+// Once the fleet's demand is known (from heartbeats for a flow id, from
+// lease requests for a hot value): where the fleet asks for more than the
+// threshold, the allotment is the instance's share of the fleet's demand
+// times the threshold (at least a quarter of an even share), and final:
+// the instances' shares add up to the threshold, so each asks once a
+// window and refuses without asking once its grant is spent. Otherwise it
+// is leaseHeadroom times its own measured demand (or the cold estimate
+// below, when more; a hot value's is not measured), not final: the rest
+// stays in Redis for whoever needs it.
+//
+// Before that (a new client or value): half the instance's
+// demand in the busier of this window and the last, at most an even share
+// of the threshold among the live instances, so a quiet instance never
+// sits on tokens a busy one needs and a busy one takes the rest in
+// further batches.
+func (c *Client) batch(ls *leases, count float64, thresholdType, windowMs int, acquire int64) (allot float64, need int64, final bool) {
 	live := max(1, c.live.Load())
 	threshold := int64(count)
 	if thresholdType != thresholdGlobal {
 		threshold = int64(count * float64(live))
 	}
-	share := max(1, threshold/live)
-	return max(acquire, min(want, share))
+	cold := max(1, min(max(ls.inWindow(), ls.lastWindow.Load())/2, threshold/live))
+	share, measured := ls.share()
+	if !measured {
+		return 0, max(acquire, cold), false
+	}
+	if windowMs <= 0 {
+		windowMs = flow.DefaultClusterWindowIntervalMs
+	}
+	perWindow := float64(windowMs) / 1000
+	if ls.fleetRate()*perWindow > float64(threshold) {
+		return float64(threshold) * max(share, 1/(minShareDivisor*float64(live))), acquire, true
+	}
+	return min(float64(threshold), max(leaseHeadroom*ls.perSecond()*perWindow, float64(cold))), acquire, false
 }
 
 // refill asks Redis for a batch, unless another call got one meanwhile.
 func (c *Client) refill(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) error {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	if l := ls.cur.Load(); l != nil && mono() < l.deadline.Load() && (l.tokens.Load() >= acquire || l.exhausted.Load()) {
-		return nil
+	if l := ls.cur.Load(); l != nil {
+		now := mono()
+		if (now < l.deadline.Load() && (l.tokens.Load() >= acquire || l.exhausted.Load())) || l.spentUntilTurn(now) {
+			return nil
+		}
 	}
-	return c.grant(ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, acquire))
+	return c.grant(ctx, ls, rule, acquire)
 }
 
 // prefetch asks for the next batch in the background once the lease is
-// down to a quarter of its batch, so calls seldom wait for Redis.
+// down to a quarter of its batch and the instance's measured demand would
+// spend the rest before the window ends, so calls seldom wait for Redis
+// and a lease that lasts its window costs no second request.
 func (c *Client) prefetch(ls *leases, l *lease, rule *flow.Rule) {
-	if l.exhausted.Load() || !ls.refilling.CompareAndSwap(false, true) {
+	if l.exhausted.Load() {
+		return
+	}
+	if rate := ls.perSecond(); rate > 0 && float64(l.tokens.Load()) >= rate*float64(l.deadline.Load()-mono())/float64(time.Second) {
+		return
+	}
+	if !ls.refilling.CompareAndSwap(false, true) {
 		return
 	}
 	c.bg.Add(1)
@@ -208,42 +311,56 @@ func (c *Client) prefetch(ls *leases, l *lease, rule *flow.Rule) {
 			return // a call is asking already
 		}
 		defer ls.mu.Unlock()
-		_ = c.grant(c.ctx, ls, rule, c.batch(ls, rule.Count, rule.ClusterConfig.ThresholdType, 1))
+		_ = c.grant(c.ctx, ls, rule, 1)
 	}()
 }
 
-// leaseAsk is one lease hash's part of a lease script call.
+// leaseAsk is one lease hash's part of a lease script call (see batch).
+// ls nil asks for need tokens spent at once, held nowhere (a value the
+// lease table has no room for).
 type leaseAsk struct {
 	ls    *leases
 	key   string
 	count float64
-	want  int64
+	allot float64
+	need  int64
+	final bool
+	// demand is the calls a window this instance reports for the lease
+	// hash (hot-parameter values; a flow id's goes with heartbeats).
+	demand int64
 }
 
-// grant asks for a flow rule's next batch (ls.mu held).
-func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, want int64) error {
+// grant asks for a flow rule's next batch, of at least acquire tokens
+// (ls.mu held).
+func (c *Client) grant(ctx context.Context, ls *leases, rule *flow.Rule, acquire int64) error {
 	cc := rule.ClusterConfig
-	return c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail,
-		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, want: want}})
+	allot, need, final := c.batch(ls, rule.Count, cc.ThresholdType, cc.WindowIntervalMs, acquire)
+	_, err := c.ask(ctx, cc.ThresholdType, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail, false,
+		[]leaseAsk{{ls: ls, key: c.leaseKey(cc.FlowID), count: rule.Count, allot: allot, need: need, final: final}})
+	return err
 }
 
-// ask runs the lease script for asks, one round trip, and installs each
-// grant. A lease's deadline is the window's end measured from when the
+// ask runs the lease script for asks, one round trip, installs each
+// grant that has a lease to go to, and returns the tokens granted to each
+// ask. report: the asks report their demand, and take the fleet's. A lease's deadline is the window's end measured from when the
 // request was sent: the script ran after that, so the tokens die no later
 // than the window on Redis's clock.
-func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback bool, asks []leaseAsk) error {
+func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs int64, fallback, report bool, asks []leaseAsk) ([]int64, error) {
 	if windowMs <= 0 {
 		windowMs = flow.DefaultClusterWindowIntervalMs
 	}
 	keys := make([]string, 1, 1+len(asks))
 	keys[0] = c.instancesKey
-	args := make([]any, 2, 2+2*len(asks))
-	args[0], args[1] = thresholdType, windowMs
+	args := make([]any, 3, 3+4*len(asks))
+	args[0], args[1], args[2] = thresholdType, windowMs, ""
+	if report {
+		args[2] = c.cfg.InstanceID
+	}
 	for _, a := range asks {
 		keys = append(keys, a.key)
-		args = append(args, formatCount(a.count), a.want)
+		args = append(args, formatCount(a.count), formatCount(a.allot), a.need, a.demand)
 	}
-	const per = 5 // granted, ms left, threshold, window start, tokens left
+	const per = 7 // granted, ms left, threshold, window start, tokens left, wanted, fleet's demand
 	reply := make([]int64, per*len(asks))
 	sent := mono()
 	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
@@ -259,30 +376,42 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		}
 		for i, a := range asks {
 			r := reply[per*i:]
-			if r[0] < 0 || r[0] > a.want || r[1] <= 0 || r[1] > int64(windowMs) {
+			if r[5] < a.need || r[0] < 0 || r[0] > r[5] || r[1] <= 0 || r[1] > int64(windowMs) {
 				return fmt.Errorf("cluster: unexpected reply %v from the lease script", r[:per])
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	recv := mono()
 	c.leaseCalls.Add(1)
+	granted := make([]int64, len(asks))
 	for i, a := range asks {
 		r := reply[per*i:]
-		a.ls.install(r[0], sent+r[1]*int64(time.Millisecond), r[2], r[3], a.want, r[0] < a.want || r[4] <= 0)
+		granted[i] = r[0]
+		if a.ls != nil && report && r[6] > 0 && !c.recentlyRecovered(windowMs) {
+			perSecond := 1000 / float64(windowMs)
+			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond)
+		}
+		if a.ls != nil {
+			left := r[1] * int64(time.Millisecond)
+			a.ls.install(r[0], sent+left, recv+left, r[2], r[3], int64(windowMs), r[5], a.final || r[0] < r[5] || r[4] <= 0)
+		}
 	}
-	return nil
+	return granted, nil
 }
 
 // install adds a grant for the window starting at window (Redis ms) to
 // the lease in force, or makes it the lease in force when it is a newer
-// window. spent: Redis has no more tokens in this window for anyone, so
-// calls past these are refused without asking again. A grant for a
+// window (of windowMs). deadline and ends bound the window's end on
+// Redis's clock from below and above (mono ns). spent: Redis has no more tokens in this
+// window for anyone, or the grant was the instance's final share of it,
+// so calls past these are refused without asking again. A grant for a
 // window older than the lease in force (a slow request) is dropped: its
 // tokens die unused.
-func (ls *leases) install(granted, deadline, threshold, window, want int64, spent bool) {
+func (ls *leases) install(granted, deadline, ends, threshold, window, windowMs, want int64, spent bool) {
 	ls.installMu.Lock()
 	defer ls.installMu.Unlock()
 	cur := ls.cur.Load()
@@ -293,6 +422,9 @@ func (ls *leases) install(granted, deadline, threshold, window, want int64, spen
 		if deadline > cur.deadline.Load() {
 			cur.deadline.Store(deadline)
 		}
+		if ends < cur.ends.Load() {
+			cur.ends.Store(ends)
+		}
 		cur.tokens.Add(granted)
 		if spent {
 			cur.exhausted.Store(true)
@@ -300,9 +432,40 @@ func (ls *leases) install(granted, deadline, threshold, window, want int64, spen
 	case cur == nil || window > cur.window:
 		l := &lease{window: window, threshold: threshold, low: want / 4}
 		l.deadline.Store(deadline)
+		l.ends.Store(ends)
 		l.tokens.Store(granted)
 		l.exhausted.Store(spent)
-		ls.prev.Store(ls.demand.Swap(0))
+		asked := ls.asked.Load()
+		n := asked - ls.windowAsked.Swap(asked)
+		if cur != nil && window-cur.window > windowMs {
+			// Windows without a lease (idle, or Redis down) went by: the
+			// demand of one window, not of them all.
+			n = n * windowMs / (window - cur.window)
+		}
+		ls.lastWindow.Store(n)
 		ls.cur.Store(l)
+	}
+}
+
+// giveBack returns the unused tokens of this client's flow leases to
+// their windows in one round trip (Close), so that the other instances
+// can still spend them in this window. Hot-parameter values' leases are
+// left to die with their windows: there may be MaxParamLeases of them.
+func (c *Client) giveBack(ctx context.Context) {
+	var keys []string
+	var args []any
+	now := mono()
+	for id, ls := range ptrMap(c.leases.Load()) {
+		l := ls.cur.Load()
+		if l == nil || now >= l.deadline.Load() {
+			continue
+		}
+		if n := l.tokens.Swap(0); n > 0 {
+			keys = append(keys, c.leaseKey(id))
+			args = append(args, n, l.window)
+		}
+	}
+	if len(keys) > 0 {
+		returnScript.Run(ctx, c.rdb, keys, args...)
 	}
 }

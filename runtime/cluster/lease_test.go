@@ -91,8 +91,8 @@ func TestParamLeasesAreExactPerValue(t *testing.T) {
 }
 
 // Callers choose argument values: past MaxParamLeases values with live
-// leases, a new value is checked with a round trip per call (still
-// exactly), and the table does not grow.
+// leases, a new value costs a lease request of just its call's tokens per
+// call (still exactly).
 func TestParamLeaseTableIsBounded(t *testing.T) {
 	s := testserver.StartRedis(t)
 	c := newClient(t, s, "pbound:", withLeases)
@@ -106,9 +106,123 @@ func TestParamLeaseTableIsBounded(t *testing.T) {
 		require.True(t, ok, "value %d's first call", i)
 	}
 	st := c.Stats()
-	assert.EqualValues(t, cluster.MaxParamLeases, st.Leases, "one lease per value up to the cap")
-	assert.EqualValues(t, cluster.MaxParamLeases+50, st.Answered, "the rest answered by a round trip each")
+	assert.EqualValues(t, cluster.MaxParamLeases+50, st.Leases, "one lease request per value, held up to the cap")
+	assert.EqualValues(t, cluster.MaxParamLeases+50, st.Answered, "no other round trip")
 	ok, err := c.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "i:" + strconv.Itoa(cluster.MaxParamLeases+10), Count: 1}}, 1)
 	require.NoError(t, err)
 	assert.False(t, ok, "past the cap the count still holds")
+}
+
+// Once an instance's lease table is full, a value it holds no lease for
+// is still counted against the same fleet-wide figure as the leases other
+// instances hold for it: a value limited to 10 a window is admitted 10
+// times across the fleet, not 10 on each path.
+func TestFullLeaseTableCountsAgainstTheFleetsLeases(t *testing.T) {
+	s := testserver.StartRedis(t)
+	full := newClient(t, s, "pfull:", withLeases)
+	other := newClient(t, s, "pfull:", withLeases)
+	rule := paramflow.NewRule("param.full", 0, 10)
+	rule.ClusterMode = true
+	rule.ClusterConfig = &paramflow.ClusterConfig{FlowID: 44, ThresholdType: 1, SampleCount: 1, WindowIntervalMs: 60000}
+	ctx := context.Background()
+	// Fill full's table with live leases, 100 values a call.
+	for i := 0; i < cluster.MaxParamLeases; i += 100 {
+		vals := make([]paramflow.ClusterValue, 100)
+		for j := range vals {
+			vals[j] = paramflow.ClusterValue{Key: "i:" + strconv.Itoa(i+j), Count: 10}
+		}
+		_, err := full.CheckParams(ctx, &rule, vals, 1)
+		require.NoError(t, err)
+	}
+	hot := []paramflow.ClusterValue{{Key: "s:hot", Count: 10}}
+	admitted := 0
+	for range 20 {
+		for _, c := range []*cluster.Client{other, full} {
+			ok, err := c.CheckParams(ctx, &rule, hot, 1)
+			require.NoError(t, err)
+			if ok {
+				admitted++
+			}
+		}
+	}
+	assert.Equal(t, 10, admitted, "one fleet-wide figure for the value, whichever path checked it")
+}
+
+// Close gives a lease's unused tokens back to its window: what one
+// instance leased and did not spend is the rest of the fleet's to admit
+// in the same window.
+func TestCloseGivesUnusedTokensBack(t *testing.T) {
+	s := testserver.StartRedis(t)
+	a, err := cluster.New(cluster.Config{Addr: s.Addr(), KeyPrefix: "giveback:", Leases: true,
+		HeartbeatInterval: 200 * time.Millisecond, InstanceTTL: time.Second, Timeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	b := newClient(t, s, "giveback:", withLeases)
+	rule := clusterRule("giveback", 50, 45, 1, 1, 60000)
+	ctx := context.Background()
+	for range 20 {
+		ok, err := a.Check(ctx, &rule, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	leased, err := s.Client(t).HGet(ctx, "giveback:lease:45", "n").Int64()
+	require.NoError(t, err)
+	require.Greater(t, leased, int64(20), "a holds tokens it has not spent")
+	require.NoError(t, a.Close())
+
+	admitted := 0
+	for range 100 {
+		ok, err := b.Check(ctx, &rule, 1)
+		require.NoError(t, err)
+		if ok {
+			admitted++
+		}
+	}
+	assert.Equal(t, 30, admitted, "the count less what a spent, nothing lost with a's lease")
+}
+
+// While Redis does not answer, each value of a global hot-parameter rule
+// is checked locally against this instance's share of its count: the
+// share of the value's demand its lease requests last saw, so the busier
+// instance of a value keeps most of it and the fleet stays near the
+// value's count.
+func TestHotValuesFallBackToTheirDemandShare(t *testing.T) {
+	s := testserver.StartRedis(t)
+	a := newClient(t, s, "pshare:", withLeases)
+	b := newClient(t, s, "pshare:", withLeases)
+	require.Eventually(t, func() bool { return a.Stats().Live == 2 && b.Stats().Live == 2 }, 2*time.Second, 10*time.Millisecond)
+	rule := paramflow.NewRule("param.share", 0, 100)
+	rule.ClusterMode = true
+	rule.ClusterConfig = &paramflow.ClusterConfig{FlowID: 46, ThresholdType: 1, SampleCount: 1, WindowIntervalMs: 60000,
+		FallbackToLocalWhenFail: true}
+	ctx := context.Background()
+	hot := []paramflow.ClusterValue{{Key: "s:hot", Count: 100}}
+	for i := range 80 {
+		c := a
+		if i%4 == 3 {
+			c = b
+		}
+		ok, err := c.CheckParams(ctx, &rule, hot, 1)
+		require.NoError(t, err)
+		require.True(t, ok)
+	}
+	s.Kill()
+
+	share := func(c *cluster.Client) int64 {
+		_, err := c.CheckParams(ctx, &rule, hot, 1000) // more than a lease holds: asks Redis
+		var lc *paramflow.LocalCounts
+		require.ErrorAs(t, err, &lc)
+		require.Len(t, lc.Counts, 1)
+		return lc.Counts[0]
+	}
+
+	ca, cb := share(a), share(b)
+	t.Logf("fallback counts of the hot value: %d (3/4 of its calls) and %d (1/4)", ca, cb)
+	assert.Greater(t, ca, 2*cb, "the busier instance keeps the larger share")
+	assert.GreaterOrEqual(t, ca+cb, int64(90), "the fleet near the value's count")
+	assert.LessOrEqual(t, ca+cb, int64(125+2), "never much above it")
+
+	_, err := a.CheckParams(ctx, &rule, []paramflow.ClusterValue{{Key: "s:new", Count: 100}}, 1)
+	var lc *paramflow.LocalCounts
+	require.ErrorAs(t, err, &lc)
+	assert.Equal(t, []int64{50}, lc.Counts, "a value with no demand seen: an even share")
 }

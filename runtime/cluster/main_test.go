@@ -13,6 +13,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
 	"go.uber.org/goleak"
 )
 
@@ -32,9 +33,13 @@ func TestMain(m *testing.M) {
 
 // childSpec is one child instance's part in an end-to-end test.
 type childSpec struct {
-	Addr       string
-	Prefix     string
-	Rule       flow.Rule
+	Addr   string
+	Prefix string
+	Rule   flow.Rule
+	// Param, when set, is a hot-parameter rule loaded instead of Rule,
+	// and every call passes Arg as its argument.
+	Param      *paramflow.Rule
+	Arg        string
 	JoinAt     time.Time // register in the live set
 	StartAt    time.Time // start calling
 	StopAt     time.Time
@@ -47,14 +52,19 @@ type childSpec struct {
 	// Rate paces each goroutine to this many calls a second; 0: as fast
 	// as it can (2 ms apart after a refusal).
 	Rate float64
+	// SnapshotAt are times at which the client's Stats are taken too.
+	SnapshotAt []time.Time
 }
 
 // childReport is what a child prints: when each admitted call was
 // admitted (unix ms), and the cluster client's counters.
 type childReport struct {
-	Admitted []int64
-	Blocked  int64
-	Stats    cluster.Stats
+	Admitted  []int64
+	Started   []int64 // when each admitted call began (unix ms), before Entry
+	Blocked   int64
+	BlockedAt []int64 // when each refused call was refused (unix ms)
+	Stats     cluster.Stats
+	Snapshots []cluster.Stats // at SnapshotAt
 }
 
 func runChild(specJSON string) int {
@@ -74,8 +84,16 @@ func runChild(specJSON string) int {
 		return 2
 	}
 	c.Install()
-	if err := flow.LoadRules([]flow.Rule{spec.Rule}); err != nil {
-		os.Stderr.WriteString("child: " + err.Error() + "\n")
+	resource := spec.Rule.Resource
+	var loadErr error
+	if spec.Param != nil {
+		resource = spec.Param.Resource
+		loadErr = paramflow.LoadRules([]paramflow.Rule{*spec.Param})
+	} else {
+		loadErr = flow.LoadRules([]flow.Rule{spec.Rule})
+	}
+	if loadErr != nil {
+		os.Stderr.WriteString("child: " + loadErr.Error() + "\n")
 		return 2
 	}
 	time.Sleep(time.Until(spec.StartAt))
@@ -85,9 +103,16 @@ func runChild(specJSON string) int {
 		report childReport
 		wg     sync.WaitGroup
 	)
+	report.Snapshots = make([]cluster.Stats, len(spec.SnapshotAt))
+	wg.Go(func() {
+		for i, at := range spec.SnapshotAt {
+			time.Sleep(time.Until(at))
+			report.Snapshots[i] = c.Stats() // read after wg.Wait
+		}
+	})
 	for range spec.Goroutines {
 		wg.Go(func() {
-			var admitted []int64
+			var admitted, started, blockedAt []int64
 			var blocked int64
 			next := spec.StartAt
 			for time.Now().Before(spec.StopAt) {
@@ -95,20 +120,25 @@ func runChild(specJSON string) int {
 					next = next.Add(time.Duration(float64(time.Second) / spec.Rate))
 					time.Sleep(time.Until(next))
 				}
-				e, b := runtime.Entry(context.Background(), spec.Rule.Resource)
+				began := time.Now().UnixMilli()
+				e, b := runtime.Entry(context.Background(), resource, runtime.WithArgs(spec.Arg))
 				if b != nil {
 					blocked++
+					blockedAt = append(blockedAt, time.Now().UnixMilli())
 					if spec.Rate == 0 {
 						time.Sleep(2 * time.Millisecond) // spare the two shared cores
 					}
 					continue
 				}
 				admitted = append(admitted, time.Now().UnixMilli())
+				started = append(started, began)
 				e.Exit()
 			}
 			mu.Lock()
 			report.Admitted = append(report.Admitted, admitted...)
+			report.Started = append(report.Started, started...)
 			report.Blocked += blocked
+			report.BlockedAt = append(report.BlockedAt, blockedAt...)
 			mu.Unlock()
 		})
 	}

@@ -9,7 +9,7 @@ import (
 
 // outageImpact is what the log, metrics and the dashboard say cluster
 // rules do while Redis does not answer.
-const outageImpact = "cluster rules are checked locally (fallbackToLocalWhenFail; a global count is shared by the live instances) or blocked"
+const outageImpact = "cluster rules are checked locally (fallbackToLocalWhenFail; a global count is shared by the live instances as their demand was) or blocked"
 
 func init() { redislog.Install() }
 
@@ -47,7 +47,8 @@ func (c *Client) success(probe bool) {
 	if c.br.open() {
 		return // a failure opened it again meanwhile: the outage goes on
 	}
-	c.recoveredAt.Store(time.Now().UnixNano())
+	c.recoveredRedis.Store(time.Now().UnixMilli() + c.redisOffset.Load())
+	c.recoveredMono.Store(mono())
 	c.dep.Up("checkedLocally", c.fellBackLocal.Load()-c.outageLocal.Load(),
 		"blocked", c.fellBackBlock.Load()-c.outageBlock.Load())
 }
@@ -65,13 +66,6 @@ func (c *Client) unanswered(fallback bool) {
 // thresholdGlobal is clusterConfig.thresholdType 1 (Java's
 // FLOW_THRESHOLD_GLOBAL): count is the fleet's.
 const thresholdGlobal = 1
-
-// share is this instance's part of a global count while Redis does not
-// answer: count divided by the live instances the last heartbeat saw (at
-// least one).
-func (c *Client) share(count float64) float64 {
-	return count / float64(max(1, c.live.Load()))
-}
 
 // seeLive takes a heartbeat's count of live instances. A higher count is
 // taken at once; a lower one only once heartbeats have seen it (or less)
@@ -96,26 +90,53 @@ func (c *Client) seeLive(n int64, now time.Time) {
 }
 
 // localCount is the count a rule's local fallback checks: the share of a
-// global count, a per-instance count as it is.
-func (c *Client) localCount(rule *flow.Rule) float64 {
+// global count (fallbackCount), a per-instance count as it is.
+func (c *Client) localCount(ls *leases, rule *flow.Rule) float64 {
 	if rule.ClusterConfig.ThresholdType == thresholdGlobal {
-		return c.share(rule.Count)
+		return c.fallbackCount(&ls.demand, rule.Count)
 	}
 	return rule.Count
 }
 
-// recovering reports whether the last outage ended less than one window
-// (windowIntervalMs; Java's 1000 when 0) and one BreakerCooldown ago. Each
-// instance's breaker closes at its own probe, up to a cool-down after the
-// first: until every instance's local admissions are a window behind,
-// Redis's count misses some, and the local check must decide too.
+// recovering reports whether the last outage ended in the window that is
+// current now, on Redis's clock as the heartbeats placed it
+// (windowIntervalMs; Java's 1000 when 0). Until that window ends, Redis's
+// count misses what the fallback admitted in it (this instance's, and
+// that of instances whose probe has not answered yet), so the local check
+// must pass too; from the next window on Redis counts alone. It reads
+// only the monotonic clock, as leased calls do.
 func (c *Client) recovering(windowMs int) bool {
-	at := c.recoveredAt.Load()
+	at := c.recoveredMono.Load()
 	if at == 0 {
 		return false
 	}
 	if windowMs <= 0 {
 		windowMs = flow.DefaultClusterWindowIntervalMs
 	}
-	return time.Now().UnixNano()-at < int64(windowMs)*int64(time.Millisecond)+int64(c.cfg.BreakerCooldown)
+	w := int64(windowMs)
+	redisAt := c.recoveredRedis.Load()
+	end := redisAt + w - redisAt%w
+	return redisAt+(mono()-at)/int64(time.Millisecond) < end
+}
+
+// recentlyRecovered reports whether the last outage ended less than two
+// windows ago: a Redis that restarted empty hears the instances' demand
+// for a value one lease request at a time, so the shares kept from before
+// the outage stand until every instance has asked again.
+func (c *Client) recentlyRecovered(windowMs int) bool {
+	at := c.recoveredMono.Load()
+	return at != 0 && mono()-at < 2*int64(windowMs)*int64(time.Millisecond)
+}
+
+// LocalFirst says whether a call of rule must pass the local check
+// against count before Redis is asked (flow.LocalFirst): in the window an
+// outage ended in, for a rule that falls back to its local check. Checked
+// first, a call the local share refuses takes nothing from Redis's count,
+// which the rest of the fleet would then miss.
+func (c *Client) LocalFirst(rule *flow.Rule) (count float64, ok bool) {
+	cc := rule.ClusterConfig
+	if cc == nil || !cc.FallbackToLocalWhenFail || !c.recovering(cc.WindowIntervalMs) {
+		return 0, false
+	}
+	return c.localCount(c.leasesOf(cc.FlowID), rule), true
 }

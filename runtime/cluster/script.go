@@ -79,17 +79,38 @@ return {1, 0}
 
 // heartbeatScript registers (or renews) an instance until Redis's now +
 // ARGV[2] ms, drops expired instances, and keeps the set itself alive for
-// as long as its newest registration.
-var heartbeatScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+// as long as its newest registration. KEYS[2..n] are demand hashes, one
+// per flow id the instance checks: it writes its own rate there
+// (ARGV[k+1] for KEYS[k], thousandths of a call a second) with the same
+// expiry, drops expired rates, and sums the rest. Reply: the live
+// instances, Redis's now (ms), then for each demand hash the sum and the
+// instances it sums.
+var heartbeatScript = redis.NewScript(luaNow + `
 local ttl = tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('PTTL', KEYS[1]) < ttl then
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
-return redis.call('ZCARD', KEYS[1])
+local out = {redis.call('ZCARD', KEYS[1]), now}
+for k = 2, #KEYS do
+  redis.call('HSET', KEYS[k], ARGV[1], (now + ttl) .. ':' .. ARGV[k + 1])
+  local h = redis.call('HGETALL', KEYS[k])
+  local sum, n = 0, 0
+  for i = 1, #h, 2 do
+    local exp, rate = string.match(h[i + 1], '^(%d+):(%d+)$')
+    if exp == nil or tonumber(exp) <= now then
+      redis.call('HDEL', KEYS[k], h[i])
+    else
+      sum = sum + tonumber(rate)
+      n = n + 1
+    end
+  end
+  redis.call('PEXPIRE', KEYS[k], ttl)
+  out[#out + 1] = sum
+  out[#out + 1] = n
+end
+return out
 `)
 
 // liveScript counts the live instances at Redis's now.
@@ -111,6 +132,12 @@ func (c *Client) windowKey(flowID int64) string {
 // leaseKey is a flow rule's lease hash (lease.go).
 func (c *Client) leaseKey(flowID int64) string {
 	return c.cfg.KeyPrefix + "lease:" + strconv.FormatInt(flowID, 10)
+}
+
+// leaseKeyOf is the lease hash of a window key: <prefix>lease:param:...
+// for <prefix>param:....
+func (c *Client) leaseKeyOf(windowKey string) string {
+	return c.cfg.KeyPrefix + "lease:" + windowKey[len(c.cfg.KeyPrefix):]
 }
 
 // maxValueKey is the longest argument value text used in a key as is;

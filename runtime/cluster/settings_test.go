@@ -3,6 +3,8 @@ package cluster_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/internal/testserver"
@@ -77,4 +79,24 @@ func TestSettingsForClusterAndSentinel(t *testing.T) {
 	assert.Equal(t, []string{"s:26379"}, cfg.Addrs)
 	assert.Equal(t, "mymaster", cfg.MasterName)
 	assert.True(t, cfg.Leases)
+}
+
+// The rule document for three instances in docs/operating.md is one the
+// instances load: every section, field and value valid.
+func TestTheOperatingGuidesFleetDocumentIsValid(t *testing.T) {
+	guide, err := os.ReadFile("../../docs/operating.md")
+	require.NoError(t, err)
+	text := string(guide)
+	at := strings.Index(text, "### A rule document for three instances")
+	require.NotEqual(t, -1, at, "the guide has the section")
+	text = text[at:]
+	start := strings.Index(text, "```json\n")
+	require.NotEqual(t, -1, start)
+	text = text[start+len("```json\n"):]
+	doc := text[:strings.Index(text, "```")]
+	t.Setenv("REDIS_PASSWORD", "secret")
+	kind := datasource.NewKind("cluster", cluster.SettingsProperty(), cluster.ValidateSettings, cluster.LoadedSettings)
+	for _, p := range datasource.Check("operating.md", []byte(doc), datasource.NewCombined(datasource.Flow, datasource.ParamFlow, kind), nil) {
+		assert.NotEqual(t, datasource.SeverityError, p.Severity, "%s", p)
+	}
 }

@@ -25,6 +25,15 @@ type ClusterChecker interface {
 	Check(ctx context.Context, rule *Rule, acquire int64) (admitted bool, err error)
 }
 
+// LocalFirst is implemented by a ClusterChecker whose count misses, for
+// a while, calls instances admitted locally (runtime/cluster: the window
+// an outage ended in). While LocalFirst returns a count, a call must pass
+// the local check against that count before the cluster is asked, so a
+// call the local check refuses takes nothing from the cluster's count.
+type LocalFirst interface {
+	LocalFirst(rule *Rule) (count float64, ok bool)
+}
+
 // clusterHolder wraps the checker so an atomic.Pointer can hold an
 // interface value.
 type clusterHolder struct{ c ClusterChecker }
@@ -61,6 +70,11 @@ func boundCluster(rule *Rule) ClusterChecker {
 // the cluster's answer when there is one, else the local check (fallback
 // on) or a block (fallback off).
 func (br *boundRule) passCluster(c *runtime.Call, acquire int64) bool {
+	if lf, isLF := br.cluster.(LocalFirst); isLF {
+		if count, first := lf.LocalFirst(br.rule); first && !br.passLocalCount(c, acquire, count) {
+			return false
+		}
+	}
 	ok, err := br.cluster.Check(c.Context(), br.rule, acquire)
 	if err == nil {
 		return ok

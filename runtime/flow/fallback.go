@@ -7,14 +7,15 @@ import (
 // LocalCount is a ClusterChecker's "no answer" that also says which count
 // the rule's local fallback checks against (Check returns it, or an error
 // wrapping it). Package runtime/cluster returns it for a thresholdType 1
-// (global) rule while Redis does not answer: Count is the rule's count
-// divided by the live instances it last saw, so that the fleet together
-// stays near the global limit rather than admitting count on every
-// instance (Java's fallbackToLocalWhenFail checks the whole count).
+// (global) rule while Redis does not answer: Count is this instance's
+// share of the rule's count (its part of the fleet's demand), so that the
+// fleet together stays near the global limit rather than admitting count
+// on every instance (Java's fallbackToLocalWhenFail checks the whole
+// count).
 //
 // Returned with admitted true, it means the cluster admitted the call but
-// the local check against Count must pass too: runtime/cluster does so in
-// the window an outage ends in, whose local admissions Redis never saw.
+// the local check against Count must pass too (a checker that cannot ask
+// first; see LocalFirst).
 type LocalCount struct {
 	Count float64
 	Err   error // why the cluster did not answer

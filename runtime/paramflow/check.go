@@ -18,11 +18,10 @@ type bound struct {
 	cluster ClusterChecker
 }
 
-// pass checks one value (Java's passSingleValueCheck). taken is how many
-// times this call already took the value's thread count (a repeated value
-// in a list argument).
-func (b *bound) pass(c *runtime.Call, k key, taken int64) bool {
-	limit := b.limitFor(k)
+// pass checks one value against limit, its count (Java's
+// passSingleValueCheck). taken is how many times this call already took
+// the value's thread count (a repeated value in a list argument).
+func (b *bound) pass(c *runtime.Call, k key, taken, limit int64) bool {
 	switch {
 	case b.grade == GradeThread:
 		return b.passThread(k, limit, taken)

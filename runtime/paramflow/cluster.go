@@ -32,6 +32,29 @@ type ClusterChecker interface {
 // fail; it was not asked).
 var ErrCheckLocally = errors.New("paramflow: call checked locally")
 
+// LocalCounts is a ClusterChecker's "no answer" that also says which
+// count each value's local check is against (CheckParams returns it, or an
+// error wrapping it): Counts[i] for the i-th value it was given, such as
+// this instance's share of a value's fleet-wide count (package
+// runtime/cluster returns it for a thresholdType 1 rule while Redis does
+// not answer). A negative count keeps the value's own. Returned with
+// admitted true, the cluster counted the call but the local check against
+// Counts decides (runtime/cluster, in the window an outage ended in, whose
+// local admissions Redis never saw).
+type LocalCounts struct {
+	Counts []int64
+	Err    error // why the cluster did not answer
+}
+
+func (e *LocalCounts) Error() string {
+	if e.Err == nil {
+		return "paramflow: cluster check not answered; checked locally"
+	}
+	return e.Err.Error()
+}
+
+func (e *LocalCounts) Unwrap() error { return e.Err }
+
 // ClusterValue is one argument value of a call under a cluster rule.
 type ClusterValue struct {
 	// Key is the value as text, the same in every process: "i:42" for
@@ -84,8 +107,9 @@ const (
 // Values with no text that another process could share (pointers,
 // channels, plain structs) cannot be counted cluster-wide: such a call is
 // checked locally (or blocked without fallback), as if the cluster had not
-// answered.
-func (b *bound) passCluster(c *runtime.Call, keys []key) clusterVerdict {
+// answered. With clusterLocal, counts (when not nil) are the counts the
+// local check applies to keys, one each (see LocalCounts).
+func (b *bound) passCluster(c *runtime.Call, keys []key) (v clusterVerdict, counts []int64) {
 	fallback := clusterLocal
 	if !b.rule.ClusterConfig.FallbackToLocalWhenFail {
 		fallback = clusterBlock
@@ -94,23 +118,26 @@ func (b *bound) passCluster(c *runtime.Call, keys []key) clusterVerdict {
 	for _, k := range keys {
 		text, ok := k.portable()
 		if !ok {
-			return fallback
+			return fallback, nil
 		}
 		values = append(values, ClusterValue{Key: text, Count: b.limitFor(k)})
 	}
 	if len(values) == 0 {
-		return clusterPass
+		return clusterPass, nil
 	}
 	ok, err := b.cluster.CheckParams(c.Context(), b.rule, values, c.BatchCount())
+	var lc *LocalCounts
 	switch {
 	case err != nil && errors.Is(err, ErrCheckLocally):
-		return clusterLocal
+		return clusterLocal, nil
+	case err != nil && fallback == clusterLocal && errors.As(err, &lc) && len(lc.Counts) == len(keys):
+		return clusterLocal, lc.Counts
 	case err != nil:
-		return fallback
+		return fallback, nil
 	case ok:
-		return clusterPass
+		return clusterPass, nil
 	}
-	return clusterBlock
+	return clusterBlock, nil
 }
 
 // portable is the key as text every process derives alike.

@@ -17,6 +17,9 @@ type fakeCluster struct {
 	used  map[string]int64
 	fail  bool
 	asked [][]paramflow.ClusterValue
+	// shares, when failing, are the counts the local check is told to
+	// apply to these values (others keep their own).
+	shares map[string]int64
 }
 
 func (f *fakeCluster) CheckParams(_ context.Context, _ *paramflow.Rule, values []paramflow.ClusterValue, acquire int64) (bool, error) {
@@ -24,7 +27,18 @@ func (f *fakeCluster) CheckParams(_ context.Context, _ *paramflow.Rule, values [
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, values)
 	if f.fail {
-		return false, errors.New("token server down")
+		err := errors.New("token server down")
+		if f.shares == nil {
+			return false, err
+		}
+		counts := make([]int64, len(values))
+		for i, v := range values {
+			counts[i] = -1
+			if n, ok := f.shares[v.Key]; ok {
+				counts[i] = n
+			}
+		}
+		return false, &paramflow.LocalCounts{Counts: counts, Err: err}
 	}
 	for _, v := range values {
 		if f.used[v.Key]+acquire > v.Count {
@@ -81,4 +95,16 @@ func TestClusterCheckerWithoutFallbackBlocks(t *testing.T) {
 	assert.False(t, passes("pc-strict", &point{1}), "a pointer has no shared text: as if no answer")
 	paramflow.SetClusterChecker(nil)
 	assert.True(t, passes("pc-strict", "x"), "no token server and no fallback: Java passes")
+}
+
+// With no answer, a checker may say which count each value's local check
+// applies (this instance's share of the value's fleet-wide count): a
+// value it names is checked against that, the others against their own.
+func TestNoAnswerChecksEachValueAgainstTheCountTheClusterSays(t *testing.T) {
+	f := &fakeCluster{used: map[string]int64{}, fail: true, shares: map[string]int64{"s:hot": 3}}
+	useCluster(t, f)
+	load(t, clusterRule("pc-shares", 10, true))
+	assert.Equal(t, 3, run(12, "pc-shares", "hot"), "this instance's share of the hot value")
+	assert.Equal(t, 10, run(12, "pc-shares", "cold"), "a value the checker does not name keeps its count")
+	assert.False(t, passes("pc-shares", []string{"cold", "hot"}), "each value against its own count")
 }

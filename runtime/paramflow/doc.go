@@ -89,7 +89,9 @@
 //     within its item's count or the rule's. Without an answer (Redis
 //     down, breaker open), or for a value with no text other processes
 //     share (pointers, channels, plain structs), the rule is checked
-//     locally when clusterConfig.fallbackToLocalWhenFail is set, and the
+//     locally when clusterConfig.fallbackToLocalWhenFail is set (against
+//     the counts the checker says, with a *LocalCounts: runtime/cluster
+//     gives each value this instance's share of a global count), and the
 //     call is blocked otherwise. With no checker set, as Java without a
 //     token server: checked locally with fallback, passing without.
 //   - Regex rules (resource is a pattern matching whole names) keep

@@ -95,8 +95,10 @@ rules:
 			k.release(c, i)
 			return c.Block(runtime.BlockParamFlow, b.rule, args[idx])
 		}
+		var counts []int64 // the cluster's counts for the local check, when it says
 		if b.cluster != nil {
-			switch b.passCluster(c, keys) {
+			var verdict clusterVerdict
+			switch verdict, counts = b.passCluster(c, keys); verdict {
 			case clusterPass:
 				continue
 			case clusterBlock:
@@ -114,7 +116,11 @@ rules:
 			if b.grade == GradeThread && len(keys) > 1 {
 				taken = dups.before(keys, j)
 			}
-			if b.pass(c, key, taken) {
+			limit := b.limitFor(key)
+			if counts != nil && counts[j] >= 0 {
+				limit = counts[j]
+			}
+			if b.pass(c, key, taken, limit) {
 				continue
 			}
 			if b.grade == GradeThread {
