@@ -70,7 +70,13 @@ func behave(ctx context.Context, id string) (string, error) {
 // /api/order/{id}, behind recovery and the adapter, until t ends.
 func serveHTTP(t *testing.T, opts ...sentinelkratos.Option) string {
 	t.Helper()
-	srv := khttp.NewServer(khttp.Address("127.0.0.1:0"), khttp.Middleware(recovery.Recovery(), sentinelkratos.Server(opts...)))
+	return httpServer(t, recovery.Recovery(), sentinelkratos.Server(opts...))
+}
+
+// httpServer serves GetOrder at /api/order/{id} behind mws until t ends.
+func httpServer(t *testing.T, mws ...middleware.Middleware) string {
+	t.Helper()
+	srv := khttp.NewServer(khttp.Address("127.0.0.1:0"), khttp.Middleware(mws...))
 	srv.Route("/").GET("/api/order/{id}", func(ctx khttp.Context) error {
 		khttp.SetOperation(ctx, getOrder)
 		h := ctx.Middleware(func(c context.Context, _ any) (any, error) {
@@ -209,26 +215,7 @@ func TestAClientRefusalNeverReachesTheServer(t *testing.T) {
 // adapter, so that what a client test sees is its own middleware's doing.
 func unprotectedHTTP(t *testing.T) string {
 	t.Helper()
-	srv := khttp.NewServer(khttp.Address("127.0.0.1:0"), khttp.Middleware(recovery.Recovery()))
-	srv.Route("/").GET("/api/order/{id}", func(ctx khttp.Context) error {
-		khttp.SetOperation(ctx, getOrder)
-		h := ctx.Middleware(func(c context.Context, _ any) (any, error) {
-			body, err := behave(c, ctx.Vars().Get("id"))
-			return map[string]string{"order": body}, err
-		})
-		out, err := h(ctx, nil)
-		if err != nil {
-			return err
-		}
-		return ctx.Result(http.StatusOK, out)
-	})
-	return start(t, srv, func() (string, error) {
-		u, err := srv.Endpoint()
-		if err != nil {
-			return "", err
-		}
-		return u.Host, nil
-	})
+	return httpServer(t, recovery.Recovery())
 }
 
 func httpClient(t *testing.T, addr string) *khttp.Client {
