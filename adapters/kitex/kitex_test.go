@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sentinelkitex "github.com/sentinelgen/sentinelgen/adapters/kitex"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/internal/webtest/orders"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
@@ -254,18 +255,5 @@ func TestAGeneratedWrapperNestsUnderTheCall(t *testing.T) {
 	c := protected(t)
 	_, err := call(t.Context(), c, "nest")
 	require.NoError(t, err)
-	var node *runtime.TreeNode
-	for _, entrance := range runtime.Tree().Children {
-		for i := range entrance.Children {
-			if entrance.Children[i].Name == getOrder {
-				node = &entrance.Children[i]
-			}
-		}
-	}
-	require.NotNil(t, node, "the call's node")
-	found := false
-	for _, child := range node.Children {
-		found = found || child.Name == orders.LookupResource
-	}
-	assert.True(t, found, "the wrapper's resource under the call's")
+	webtest.AssertNestsUnder(t, getOrder, orders.LookupResource)
 }

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	sentinelkratos "github.com/sentinelgen/sentinelgen/adapters/kratos"
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/internal/webtest/orders"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
@@ -319,20 +320,7 @@ func TestAGeneratedWrapperNestsUnderTheOperation(t *testing.T) {
 	clocktest.Install(t)
 	c := grpcClient(t, serveGRPC(t))
 	require.NoError(t, unary(t.Context(), c, "nest"))
-	var op *runtime.TreeNode
-	for _, entrance := range runtime.Tree().Children {
-		for i := range entrance.Children {
-			if entrance.Children[i].Name == unaryCall {
-				op = &entrance.Children[i]
-			}
-		}
-	}
-	require.NotNil(t, op, "the operation's node")
-	found := false
-	for _, child := range op.Children {
-		found = found || child.Name == orders.LookupResource
-	}
-	assert.True(t, found, "the wrapper's resource under the operation's")
+	webtest.AssertNestsUnder(t, unaryCall, orders.LookupResource)
 }
 
 func get(t *testing.T, url string) *http.Response {

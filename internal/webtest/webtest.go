@@ -238,3 +238,18 @@ func child(n runtime.TreeNode, name string) *runtime.TreeNode {
 	}
 	return nil
 }
+
+// AssertNestsUnder checks that resource's node sits under parent's, where
+// parent is a resource entered directly under some context's entrance: an
+// RPC adapter's call, with a generated wrapper called from its handler.
+func AssertNestsUnder(t *testing.T, parent, resource string) {
+	t.Helper()
+	var node *runtime.TreeNode
+	for _, entrance := range runtime.Tree().Children {
+		if n := child(entrance, parent); n != nil {
+			node = n
+		}
+	}
+	require.NotNil(t, node, "%s's node under an entrance", parent)
+	assert.NotNil(t, child(*node, resource), "%s under %s", resource, parent)
+}
