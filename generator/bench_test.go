@@ -75,6 +75,59 @@ func BenchmarkGenerateOrderService(b *testing.B) {
 	b.ReportMetric(float64(gen.Microseconds())/1000/float64(runs), "gen-ms/op")
 }
 
+// BenchmarkGenerateRun measures whole runs (Generate: go list, parsing,
+// type-checking and the generator's own work) on one package of 2,500,
+// 5,000 and 10,000 directives (scalePackage), with the build cache warm:
+// one run before the timer compiles what go list -export asks for. Besides
+// ns/op and B/op it reports load-ms/op and gen-ms/op (packages.Load and
+// the rest), ms/1k-directives (which stays flat while the run is linear)
+// and, on linux, peak-RSS-MB: the largest peak resident set size of one
+// run, measured from the live heap before it (the go command's own
+// processes not included).
+func BenchmarkGenerateRun(b *testing.B) {
+	for _, n := range []int{2500, 5000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			mod := scalePackage(b, n)
+			cfg := Config{Dir: mod, Patterns: []string{"./large"}, Env: moduleEnv()}
+			run := func() *Result {
+				res, err := Generate(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if p := res.Packages[0]; len(p.Errors) > 0 || len(p.Files) != 10 {
+					b.Fatal(p.Errors.Err(), len(p.Files))
+				}
+				return res
+			}
+			run()
+			b.ReportAllocs()
+			var load, gen time.Duration
+			var peak uint64
+			peakOK := true
+			for b.Loop() {
+				b.StopTimer()
+				peakOK = peakOK && resetPeakRSS()
+				b.StartTimer()
+				res := run()
+				load += res.Timing.Load
+				gen += res.Timing.Generate
+				if rss, ok := peakRSS(); ok {
+					peak = max(peak, rss)
+				} else {
+					peakOK = false
+				}
+			}
+			runs := float64(b.N)
+			b.ReportMetric(float64(load.Milliseconds())/runs, "load-ms/op")
+			b.ReportMetric(float64(gen.Milliseconds())/runs, "gen-ms/op")
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/runs/float64(n)*1000, "ms/1k-directives")
+			if peakOK {
+				b.ReportMetric(float64(peak>>20), "peak-RSS-MB")
+			}
+		})
+	}
+}
+
 // BenchmarkGenerateScale measures the generator's own work on one
 // package of 1,000, 5,000 and 10,000 directives: the package is loaded
 // once, outside the timer, and each iteration resolves, checks and emits
