@@ -30,7 +30,10 @@ func Generate(cfg Config) (*Result, error) {
 	res.Timing.Load = time.Since(start)
 	start = time.Now()
 	rs := newRunState(cfg)
-	for _, p := range pkgs {
+	for i, p := range pkgs {
+		// A package's syntax and type information can be collected once
+		// its output is computed (unless a later package imports it).
+		pkgs[i] = nil
 		res.Packages = append(res.Packages, generatePackage(cfg, p, rs))
 	}
 	sort.Slice(res.Packages, func(i, j int) bool { return res.Packages[i].PkgPath < res.Packages[j].PkgPath })

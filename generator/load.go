@@ -1,6 +1,8 @@
 package generator
 
 import (
+	"go/ast"
+	"go/parser"
 	"go/token"
 	"strconv"
 	"strings"
@@ -19,7 +21,7 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 // load loads the packages cfg names, with previous outputs blanked.
 func load(cfg Config) ([]*packages.Package, error) {
 	fset := token.NewFileSet()
-	pc := &packages.Config{Mode: loadMode, Dir: cfg.Dir, Env: cfg.Env, Fset: fset}
+	pc := &packages.Config{Mode: loadMode, Dir: cfg.Dir, Env: cfg.Env, Fset: fset, ParseFile: parseDeclarations}
 	if len(cfg.Tags) > 0 {
 		pc.BuildFlags = []string{"-tags=" + strings.Join(cfg.Tags, ",")}
 	}
@@ -33,6 +35,26 @@ func load(cfg Config) ([]*packages.Package, error) {
 	}
 	pc.Overlay = over
 	return packages.Load(pc, patterns...)
+}
+
+// parseDeclarations parses a file of a loaded package for what the
+// generator reads: its declarations, their types and comments. Function
+// bodies are dropped before type-checking, and objects are not resolved
+// (go/types resolves names): what a wrapper calls, and every check, is
+// decided by signatures and declarations, and a body's syntax and type
+// information are most of a loaded package's memory. (Type errors the
+// missing bodies cause, an unused import, are not reported: loadErrors
+// ignores type errors.)
+func parseDeclarations(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
+	f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
+	if f != nil {
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok {
+				fn.Body = nil
+			}
+		}
+	}
+	return f, err
 }
 
 // loadErrors turns the errors that keep a package from being generated
