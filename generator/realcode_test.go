@@ -64,7 +64,7 @@ func generateOverModule(t *testing.T, mod string, goos []string) {
 	ans := &answers{renamed: map[string]bool{}, exclude: map[string][]string{}, skip: map[string]bool{}}
 	var res *Result
 	for round := 0; ; round++ {
-		n := annotateModule(t, dir, ans)
+		n := annotateModule(t, dir, nil, ans)
 		var err error
 		res, err = Generate(Config{Dir: dir, Patterns: []string{"./..."}, Env: moduleEnv()})
 		require.NoError(t, err)
@@ -128,7 +128,7 @@ func (a *answers) answer(t *testing.T, e *annotations.Error) {
 	dir := filepath.Dir(e.Pos.Filename)
 	if m := noErrorResult.FindStringSubmatch(e.Msg); m != nil {
 		key := dir + "/" + m[1]
-		a.exclude[key] = append(a.exclude[key], m[2])
+		a.exclude[key] = appendNew(a.exclude[key], m[2])
 		return
 	}
 	if m := notDecorable.FindStringSubmatch(e.Msg); m != nil {
@@ -179,16 +179,22 @@ func copyModule(t *testing.T, mod string) string {
 	return dst
 }
 
-// annotateModule writes every non-test .go file of dir from its pristine
-// copy (kept beside it as .orig) with a directive above each function and
-// method. It returns how many it inserted.
-func annotateModule(t *testing.T, dir string, ans *answers) int {
+// annotateModule writes every non-test .go file of dir (of the package
+// directories pkgs, relative to dir, when there are some) from its
+// pristine copy (kept beside it as .orig) with a directive above each
+// function and method. It returns how many it inserted.
+func annotateModule(t *testing.T, dir string, pkgs []string, ans *answers) int {
 	t.Helper()
 	total := 0
 	df := 0 // default fallbacks, numbered across the module
+	only := map[string]bool{}
+	for _, p := range pkgs {
+		only[filepath.Join(dir, p)] = true
+	}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
-			strings.Contains(path, string(filepath.Separator)+"testdata"+string(filepath.Separator)) {
+			strings.Contains(path, string(filepath.Separator)+"testdata"+string(filepath.Separator)) ||
+			(len(only) > 0 && !only[filepath.Dir(path)]) {
 			return err
 		}
 		orig := path + ".orig"
