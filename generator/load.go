@@ -48,13 +48,49 @@ func load(cfg Config) ([]*packages.Package, error) {
 func parseDeclarations(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
 	f, err := parser.ParseFile(fset, filename, src, parser.AllErrors|parser.ParseComments|parser.SkipObjectResolution)
 	if f != nil {
-		for _, d := range f.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok {
-				fn.Body = nil
+		dropBodies(f)
+	}
+	return f, err
+}
+
+// dropBodies drops f's function bodies, which nothing the generator
+// decides reads.
+func dropBodies(f *ast.File) {
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok {
+			fn.Body = nil
+		}
+	}
+}
+
+// dropComments drops f's comments, once its build constraint is read:
+// files read by syntax only for their declarations keep no more.
+func dropComments(f *ast.File) {
+	f.Comments, f.Doc = nil, nil
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			d.Doc = nil
+		case *ast.GenDecl:
+			d.Doc = nil
+			for _, spec := range d.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					s.Doc, s.Comment = nil, nil
+					ast.Inspect(s.Type, func(n ast.Node) bool {
+						if fl, ok := n.(*ast.Field); ok {
+							fl.Doc, fl.Comment = nil, nil
+						}
+						return true
+					})
+				case *ast.ValueSpec:
+					s.Doc, s.Comment = nil, nil
+				case *ast.ImportSpec:
+					s.Doc, s.Comment = nil, nil
+				}
 			}
 		}
 	}
-	return f, err
 }
 
 // loadErrors turns the errors that keep a package from being generated

@@ -129,7 +129,10 @@ func scanModule(cfg Config, root string) *moduleScan {
 		if err != nil {
 			return nil
 		}
-		m.add(&scannedFile{path: path, dir: filepath.Dir(path), ast: f, cons: fileConstraint(path, f)})
+		cons := fileConstraint(path, f)
+		dropBodies(f)
+		dropComments(f)
+		m.add(&scannedFile{path: path, dir: filepath.Dir(path), ast: f, cons: cons})
 		return nil
 	})
 	return m

@@ -42,7 +42,9 @@
 //	-tags list
 //		Comma-separated build tags to load the packages with, as go build's.
 //	-v
-//		Report each file written or removed, and where the time went.
+//		Report each file written or removed, where the time went, and
+//		the peak memory of the process (its resident set size; the go
+//		command's processes, which loading runs, not included).
 //
 // # The directive
 //

@@ -86,7 +86,11 @@ func runGenerate(env runEnv, args []string) error {
 		}
 	}
 	if f.verbose {
-		fmt.Fprintf(stderr, "sentinelgen: load %v, generate %v\n", res.Timing.Load.Round(1e5), res.Timing.Generate.Round(1e4))
+		peak := ""
+		if rss, ok := peakMemory(); ok {
+			peak = fmt.Sprintf(", peak memory %d MB", rss>>20)
+		}
+		fmt.Fprintf(stderr, "sentinelgen: load %v, generate %v%s\n", res.Timing.Load.Round(1e5), res.Timing.Generate.Round(1e4), peak)
 	}
 	if out.failed {
 		problems = true
