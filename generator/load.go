@@ -12,16 +12,29 @@ import (
 	"github.com/sentinelgen/sentinelgen/annotations"
 )
 
-// loadMode type-checks the named packages from source and their
-// dependencies from compiler export data (no NeedDeps), which is what keeps
-// a run fast: the dependencies' export data comes from the build cache.
-const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+// listMode lists the named packages (files, imports, module, sizes)
+// without type-checking them, and without the go command compiling them:
+// go list -export, which packages.Load runs for NeedTypes without
+// NeedDeps, compiles the named packages too, not only their dependencies,
+// which doubles the work of loading them (and needs, for a package of
+// 10,000 directives, a compiler of 1 GB) for export data nobody reads.
+const listMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+	packages.NeedImports | packages.NeedModule | packages.NeedTypesSizes
+
+// exportMode loads the named packages' dependencies from export data,
+// which the build cache keeps.
+const exportMode = packages.NeedName | packages.NeedTypes
+
+// fullMode is the one packages.Load that load falls back to (typeCheck).
+const fullMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
 	packages.NeedImports | packages.NeedTypes | packages.NeedSyntax | packages.NeedTypesInfo
 
-// load loads the packages cfg names, with previous outputs blanked.
+// load loads the packages cfg names, with previous outputs blanked: it
+// lists them, loads their imports from export data, then parses and
+// type-checks them itself (typeCheck).
 func load(cfg Config) ([]*packages.Package, error) {
 	fset := token.NewFileSet()
-	pc := &packages.Config{Mode: loadMode, Dir: cfg.Dir, Env: cfg.Env, Fset: fset, ParseFile: parseDeclarations}
+	pc := &packages.Config{Mode: listMode, Dir: cfg.Dir, Env: cfg.Env, Fset: fset, ParseFile: parseDeclarations}
 	if len(cfg.Tags) > 0 {
 		pc.BuildFlags = []string{"-tags=" + strings.Join(cfg.Tags, ",")}
 	}
@@ -34,6 +47,14 @@ func load(cfg Config) ([]*packages.Package, error) {
 		return nil, err
 	}
 	pc.Overlay = over
+	pkgs, err := packages.Load(pc, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	if typeCheck(pc, pkgs) {
+		return pkgs, nil
+	}
+	pc.Mode = fullMode
 	return packages.Load(pc, patterns...)
 }
 
