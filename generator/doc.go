@@ -18,7 +18,9 @@
 // type-checked here (load.go, typecheck.go). packages.Load with NeedTypes
 // would have go list -export compile the named packages too, for export
 // data nobody reads: for a package of 10,000 directives, edited since its
-// last build, that compile took 6.5 s and 1 GB. (When an imported package
+// last build, that compile took 6.5 s and 1 GB; and with an overlay (once
+// outputs exist) it would type-check every dependency from source, so the
+// imports are loaded without it. (When an imported package
 // imports a named one in turn, packages.Load loads them all, so that the
 // named one is one package.) Files are parsed without function bodies,
 // whose syntax and type information are most of a package's memory and
