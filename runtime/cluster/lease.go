@@ -31,13 +31,19 @@ import (
 // grant is what it wants or what is left, whichever is less (0 when none
 // is left). A reported demand is kept in the hash as d:<id> =
 // "<expiry>:<demand>" for two windows, and the fleet's summed. Reply,
-// seven numbers per lease hash: granted, ms left in the window,
+// seven numbers per lease hash: granted, µs left in the window (to the
+// µs TIME gives, not the ms the window is placed by: a lease that believed
+// the ms it began in was whole outlived its window by up to a ms, and
+// calls at the turn spent a window's tokens in the next),
 // threshold, window start, tokens left in the window after this grant,
 // tokens wanted, the fleet's demand (0 unreported).
-var leaseScript = redis.NewScript(luaNow + `
+var leaseScript = redis.NewScript(leaseSource)
+
+// leaseSource is leaseScript's text.
+const leaseSource = luaNow + `
 local window = tonumber(ARGV[2])
 local start = now - (now % window)
-local left = window - (now - start)
+local left = (start + window) * 1000 - (tonumber(t[1]) * 1000000 + tonumber(t[2]))
 local id = ARGV[3]
 ` + luaInstances + `
 local out = {}
@@ -46,7 +52,7 @@ for k = 2, #KEYS do
   local taken = 0
   local h = redis.call('HMGET', KEYS[k], 'w', 'n')
   if tonumber(h[1]) == start then taken = tonumber(h[2]) end
-  local want = math.ceil(tonumber(ARGV[4 * k - 3]) * left / window)
+  local want = math.ceil(tonumber(ARGV[4 * k - 3]) * left / (window * 1000))
   local need = tonumber(ARGV[4 * k - 2])
   if want < need then want = need end
   local grant = threshold - taken
@@ -81,7 +87,7 @@ for k = 2, #KEYS do
   out[i + 7] = fleet
 end
 return out
-`)
+`
 
 // returnScript gives a lease's unused tokens back to its window (Close):
 // for KEYS[k], ARGV[2k-1] tokens of the window starting at ARGV[2k]
@@ -102,7 +108,8 @@ return 1
 // clock steps cannot move.
 var monoBase = time.Now()
 
-func mono() int64 { return int64(time.Since(monoBase)) }
+// mono is a variable so that internal tests can step it by hand.
+var mono = func() int64 { return int64(time.Since(monoBase)) }
 
 // lease is the tokens an instance holds for one window of one flow id.
 type lease struct {
@@ -111,7 +118,7 @@ type lease struct {
 	// latest of its grants' safe bounds (see grant).
 	deadline atomic.Int64
 	// ends is the mono ns by which the window has surely ended on Redis's
-	// clock (a grant's reply time plus the ms it said were left): an
+	// clock (a grant's reply time plus the µs it said were left): an
 	// exhausted lease refuses without asking until then, as Redis would.
 	ends   atomic.Int64
 	low    int64 // tokens left at which the next batch is fetched
@@ -360,7 +367,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		keys = append(keys, a.key)
 		args = append(args, formatCount(a.count), formatCount(a.allot), a.need, a.demand)
 	}
-	const per = 7 // granted, ms left, threshold, window start, tokens left, wanted, fleet's demand
+	const per = 7 // granted, µs left, threshold, window start, tokens left, wanted, fleet's demand
 	reply := make([]int64, per*len(asks))
 	sent := mono()
 	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
@@ -376,7 +383,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		}
 		for i, a := range asks {
 			r := reply[per*i:]
-			if r[5] < a.need || r[0] < 0 || r[0] > r[5] || r[1] <= 0 || r[1] > int64(windowMs) {
+			if r[5] < a.need || r[0] < 0 || r[0] > r[5] || r[1] <= 0 || r[1] > int64(windowMs)*1000 {
 				return fmt.Errorf("cluster: unexpected reply %v from the lease script", r[:per])
 			}
 		}
@@ -396,7 +403,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond)
 		}
 		if a.ls != nil {
-			left := r[1] * int64(time.Millisecond)
+			left := r[1] * int64(time.Microsecond)
 			a.ls.install(r[0], sent+left, recv+left, r[2], r[3], int64(windowMs), r[5], a.final || r[0] < r[5] || r[4] <= 0)
 		}
 	}
