@@ -2,6 +2,10 @@ package cluster_test
 
 import (
 	"context"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -160,4 +164,109 @@ func dependencyDown(t *testing.T, addr string) bool {
 	}
 	t.Fatalf("no dependency cluster redis %s in %+v", addr, runtime.Dependencies())
 	return false
+}
+
+// slowProxy forwards TCP connections to a Redis, holding each reply back
+// for delay (0: none) before passing it on: a Redis that answers, late.
+type slowProxy struct {
+	ln    net.Listener
+	delay atomic.Int64 // ns
+	wg    sync.WaitGroup
+}
+
+func startSlowProxy(t *testing.T, target string) *slowProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	p := &slowProxy{ln: ln}
+	var conns sync.Map
+	p.wg.Go(func() {
+		for {
+			client, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			conns.Store(client, server)
+			p.wg.Go(func() { _, _ = io.Copy(server, client); server.Close() })
+			p.wg.Go(func() {
+				defer client.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := server.Read(buf)
+					if n > 0 {
+						time.Sleep(time.Duration(p.delay.Load()))
+						if _, werr := client.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		conns.Range(func(c, s any) bool { c.(net.Conn).Close(); s.(net.Conn).Close(); return true })
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *slowProxy) Addr() string { return p.ln.Addr().String() }
+
+// A Redis that answers, but slower than a check may wait, keeps the
+// breaker open: heartbeats (100 ms apart while it is open, each given
+// HeartbeatInterval) are answered, but a heartbeat slower than the time a
+// check may wait proves nothing for checks, so the outage is told once
+// and goes on, rather than the breaker closing on each heartbeat and
+// opening again on the next checks, each told. Once Redis answers in
+// time again, a heartbeat ends the outage, told once.
+func TestSlowRedisKeepsTheBreakerOpen(t *testing.T) {
+	log := logtest.Capture(t)
+	s := testserver.StartRedis(t)
+	p := startSlowProxy(t, s.Addr())
+	c, err := cluster.New(cluster.Config{Addr: p.Addr(), KeyPrefix: "slow:",
+		HeartbeatInterval: time.Second, InstanceTTL: 3 * time.Second,
+		Timeout: 200 * time.Millisecond, BreakerFailures: 3, BreakerCooldown: 300 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, c.Close()) })
+	rule := clusterRule("slow", 1000, 24, 1, 10, 1000)
+	rule.ClusterConfig.ResourceTimeout = 200
+	ctx := context.Background()
+	ok, err := c.Check(ctx, &rule, 1)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	p.delay.Store(int64(400 * time.Millisecond)) // answered within a heartbeat's second, not a check's 200 ms
+	for range 3 {
+		_, err := c.Check(ctx, &rule, 1)
+		require.Error(t, err, "a check does not wait past its 200 ms")
+	}
+	require.True(t, c.Stats().BreakerOpen, "three checks timed out")
+	// Long enough for several heartbeats to be answered (each within 400
+	// ms of the next 100 ms tick) and for the cooldown's probes to time out.
+	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); {
+		_, _ = c.Check(ctx, &rule, 1)
+		assert.True(t, c.Stats().BreakerOpen, "an answer slower than a check may wait does not close the breaker")
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.Equal(t, 1, log.Count("cluster redis unreachable"), "one outage, told once")
+	assert.Zero(t, log.Count("cluster redis answers again"), "never told over while Redis stays slow")
+	assert.True(t, dependencyDown(t, p.Addr()))
+
+	p.delay.Store(0)
+	require.Eventually(t, func() bool { return !c.Stats().BreakerOpen }, 2*time.Second, 10*time.Millisecond,
+		"a heartbeat answered in time ends the outage")
+	ok, err = c.Check(ctx, &rule, 1)
+	require.NoError(t, err, "counted in Redis again")
+	assert.True(t, ok)
+	assert.Equal(t, 1, log.Count("cluster redis answers again"), "the end told once")
+	assert.False(t, dependencyDown(t, p.Addr()))
 }
