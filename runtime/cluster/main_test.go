@@ -37,8 +37,8 @@ type childSpec struct {
 	// SentinelAddr, when set, is a Sentinel watching "mymaster", which
 	// the child connects through instead of Addr.
 	SentinelAddr string
-	Prefix string
-	Rule   flow.Rule
+	Prefix       string
+	Rule         flow.Rule
 	// Param, when set, is a hot-parameter rule loaded instead of Rule,
 	// and every call passes Arg as its argument.
 	Param      *paramflow.Rule
