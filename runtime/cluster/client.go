@@ -381,7 +381,7 @@ func (c *Client) heartbeat() {
 	}
 	sent := time.Now()
 	res, err := heartbeatScript.Run(ctx, c.rdb, keys, args...).Int64Slice()
-	if err != nil || len(res) != 2+2*len(ds) || res[1] <= 0 {
+	if err != nil || len(res) != 2+3*len(ds) || res[1] <= 0 {
 		return // no answer, or not the script's (something else answers)
 	}
 	recv := time.Now()
@@ -392,8 +392,8 @@ func (c *Client) heartbeat() {
 		// A Redis that restarted empty hears the fleet's rates one
 		// heartbeat at a time: a sum of fewer instances than are live
 		// would make this one's share too large.
-		if res[3+2*i] >= c.live.Load() {
-			d.seeFleet(rates[i], float64(res[2+2*i])/1000)
+		if r := res[2+3*i:]; r[1] >= c.live.Load() {
+			d.seeFleet(float64(milli(rates[i]))/1000, float64(r[0])/1000, r[1], float64(r[2])/1000)
 		}
 	}
 	// A heartbeat slower than a check may wait proves nothing for checks:

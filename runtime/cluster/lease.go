@@ -31,16 +31,18 @@ import (
 // grant is what it wants or what is left, whichever is less (0 when none
 // is left). A reported demand is kept in the hash as d:<id> =
 // "<expiry>:<demand>" for two windows, and the fleet's summed. Reply,
-// seven numbers per lease hash: granted, µs left in the window (to the
+// nine numbers per lease hash: granted, µs left in the window (to the
 // µs TIME gives, not the ms the window is placed by: a lease that believed
 // the ms it began in was whole outlived its window by up to a ms, and
 // calls at the turn spent a window's tokens in the next),
 // threshold, window start, tokens left in the window after this grant,
-// tokens wanted, the fleet's demand (0 unreported).
+// tokens wanted, the fleet's demand (0 unreported), the instances that
+// reported it, and their demands raised to a quarter of an even share
+// (luaShares).
 var leaseScript = redis.NewScript(leaseSource)
 
 // leaseSource is leaseScript's text.
-const leaseSource = luaNow + `
+const leaseSource = luaNow + luaShares + `
 local window = tonumber(ARGV[2])
 local start = now - (now % window)
 local left = (start + window) * 1000 - (tonumber(t[1]) * 1000000 + tonumber(t[2]))
@@ -61,20 +63,22 @@ for k = 2, #KEYS do
   if grant > 0 or taken == 0 then
     redis.call('HSET', KEYS[k], 'w', start, 'n', taken + grant)
   end
-  local fleet = 0
+  local fleet, reporters, floored = 0, 0, 0
   if id ~= '' then
     redis.call('HSET', KEYS[k], 'd:' .. id, (now + 2 * window) .. ':' .. ARGV[4 * k - 1])
     local all = redis.call('HGETALL', KEYS[k])
+    local demands = {}
     for i = 1, #all, 2 do
       if string.sub(all[i], 1, 2) == 'd:' then
         local exp, d = string.match(all[i + 1], '^(%d+):(%d+)$')
         if exp == nil or tonumber(exp) <= now then
           redis.call('HDEL', KEYS[k], all[i])
         else
-          fleet = fleet + tonumber(d)
+          demands[#demands + 1] = tonumber(d)
         end
       end
     end
+    fleet, reporters, floored = shares(demands)
   end
   redis.call('PEXPIRE', KEYS[k], 2 * window)
   local i = #out
@@ -85,6 +89,8 @@ for k = 2, #KEYS do
   out[i + 5] = threshold - taken - grant
   out[i + 6] = want
   out[i + 7] = fleet
+  out[i + 8] = reporters
+  out[i + 9] = floored
 end
 return out
 `
@@ -278,7 +284,7 @@ func (c *Client) batch(ls *leases, count float64, thresholdType, windowMs int, a
 	}
 	perWindow := float64(windowMs) / 1000
 	if ls.fleetRate()*perWindow > float64(threshold) {
-		return float64(threshold) * max(share, 1/(minShareDivisor*float64(live))), acquire, true
+		return float64(threshold) * share, acquire, true
 	}
 	return min(float64(threshold), max(leaseHeadroom*ls.perSecond()*perWindow, float64(cold))), acquire, false
 }
@@ -367,7 +373,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		keys = append(keys, a.key)
 		args = append(args, formatCount(a.count), formatCount(a.allot), a.need, a.demand)
 	}
-	const per = 7 // granted, µs left, threshold, window start, tokens left, wanted, fleet's demand
+	const per = 9 // granted, µs left, threshold, window start, tokens left, wanted, fleet's demand, its reporters, raised sum
 	reply := make([]int64, per*len(asks))
 	sent := mono()
 	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
@@ -400,7 +406,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		granted[i] = r[0]
 		if a.ls != nil && report && r[6] > 0 && !c.recentlyRecovered(windowMs) {
 			perSecond := 1000 / float64(windowMs)
-			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond)
+			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond, r[7], float64(r[8])*perSecond)
 		}
 		if a.ls != nil {
 			left := r[1] * int64(time.Microsecond)
