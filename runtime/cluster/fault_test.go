@@ -14,6 +14,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/cluster"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+	"github.com/sentinelgen/sentinelgen/runtime/paramflow"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -134,7 +135,7 @@ func TestRedisOutageIsToldOnceWhenItStartsAndEnds(t *testing.T) {
 
 	s.Kill()
 	admitted, _ = timedCalls("told", 20)
-	assert.Equal(t, 20, admitted, "checked locally")
+	assert.Equal(t, 18, admitted, "checked locally once the breaker opened (the two failures before it refused)")
 	assert.Equal(t, 1, log.Count("cluster redis unreachable"), "one warning for the whole outage")
 	assert.Contains(t, log.Lines("cluster redis unreachable")[0], "level=WARN")
 	assert.Contains(t, log.Lines("cluster redis unreachable")[0], "name="+s.Addr())
@@ -269,4 +270,40 @@ func TestSlowRedisKeepsTheBreakerOpen(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 1, log.Count("cluster redis answers again"), "the end told once")
 	assert.False(t, dependencyDown(t, p.Addr()))
+}
+
+// A check that fails while the breaker is still closed used to be
+// admitted by the local fallback: Redis did not count it, and the rest of
+// the fleet spent the whole count in the same window, so a timeout or a
+// reset connection put the fleet over its limit. Until the breaker opens
+// (an outage), a failed check refuses the call; from then on the local
+// share answers.
+func TestAFailureBeforeTheBreakerOpensRefuses(t *testing.T) {
+	s := testserver.StartRedis(t)
+	c := newClient(t, s, "blip:")
+	rule := clusterRule("blip", 1000, 25, 1, 10, 1000)
+	rule.ClusterConfig.ResourceTimeout = 200
+	install(t, c, rule)
+	hot := paramflow.NewRule("blip", 0, 1000)
+	hot.ClusterMode = true
+	hot.ClusterConfig = &paramflow.ClusterConfig{FlowID: 26, ThresholdType: 1, FallbackToLocalWhenFail: true}
+	values := []paramflow.ClusterValue{{Key: "s:v", Count: 1000}}
+	admitted, _ := timedCalls("blip", 3)
+	require.Equal(t, 3, admitted)
+	ok, err := c.CheckParams(context.Background(), &hot, values, 1)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	s.Kill()
+	admitted, _ = timedCalls("blip", 1)
+	assert.Zero(t, admitted, "the first failure: not an outage yet, refused")
+	ok, err = c.CheckParams(context.Background(), &hot, values, 1)
+	var lc *paramflow.LocalCounts
+	require.ErrorAs(t, err, &lc, "the second failure, a hot value's")
+	assert.False(t, ok)
+	assert.Equal(t, []int64{0}, lc.Counts, "refused too")
+	assert.False(t, c.Stats().BreakerOpen)
+	admitted, _ = timedCalls("blip", 5)
+	assert.True(t, c.Stats().BreakerOpen, "the third failure opened the breaker")
+	assert.Equal(t, 5, admitted, "an outage: the local share answers")
 }

@@ -208,7 +208,11 @@ func TestHotValuesFallBackToTheirDemandShare(t *testing.T) {
 	s.Kill()
 
 	share := func(c *cluster.Client) int64 {
-		_, err := c.CheckParams(ctx, &rule, hot, 1000) // more than a lease holds: asks Redis
+		var err error
+		for !c.Stats().BreakerOpen { // checks failing before it opens refuse
+			_, err = c.CheckParams(ctx, &rule, hot, 1000) // more than a lease holds: asks Redis
+		}
+		_, err = c.CheckParams(ctx, &rule, hot, 1000)
 		var lc *paramflow.LocalCounts
 		require.ErrorAs(t, err, &lc)
 		require.Len(t, lc.Counts, 1)
