@@ -256,8 +256,8 @@ const leaseHeadroom = 1.5
 // Once the fleet's demand is known (from heartbeats for a flow id, from
 // lease requests for a hot value): where the fleet asks for more than the
 // threshold, the allotment is the instance's share of the fleet's demand
-// times the threshold (at least a quarter of an even share), and final:
-// the instances' shares add up to the threshold, so each asks once a
+// times the threshold (see demand.seeFleet), and final: the instances'
+// shares add up to the threshold, so each asks once a
 // window and refuses without asking once its grant is spent. Otherwise it
 // is leaseHeadroom times its own measured demand (or the cold estimate
 // below, when more; a hot value's is not measured), not final: the rest
