@@ -92,14 +92,24 @@ const minShareDivisor = 4
 // in: count × its share of the fleet's demand at the last heartbeat Redis
 // answered (see seeFleet); count / live when it never saw a fleet's
 // demand (an instance started during the outage, or a rule with no calls
-// yet), and the whole count when it never reached Redis at all.
+// yet), and the whole count when it never reached Redis at all; 99% of a
+// share of the fleet's (fallbackMargin).
 func (c *Client) fallbackCount(d *demand, count float64) float64 {
 	share, ok := d.share()
 	if !ok {
 		return count / float64(max(1, c.live.Load()))
 	}
+	if share < 1 {
+		share *= fallbackMargin
+	}
 	return count * share
 }
+
+// fallbackMargin leaves 1% of a shared count unused while the fleet falls
+// back: the instances read their shares from replies up to a heartbeat
+// apart, between which the demand moves a little, so the shares they hold
+// may add up to a little more than one.
+const fallbackMargin = 0.99
 
 // demandKey is a flow id's demand hash in Redis: instance id ->
 // "<expiry ms>:<milli-calls a second>".

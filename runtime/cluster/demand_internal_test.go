@@ -32,9 +32,9 @@ func TestFallbackCountFollowsDemand(t *testing.T) {
 		mine  int
 		want  float64
 	}{
-		{"the busiest of 400, 200 and 40 calls a second", 3, []float64{400, 200, 40}, 0, 300 * 400 / (400 + 200 + 640.0/12)},
-		{"the quietest takes a quarter of an even share, not 40/640", 3, []float64{400, 200, 40}, 2, 300 * (640.0 / 12) / (400 + 200 + 640.0/12)},
-		{"an idle instance still serves a quarter of an even share", 3, []float64{400, 200, 0}, 2, 300 * 50.0 / 650},
+		{"the busiest of 400, 200 and 40 calls a second", 3, []float64{400, 200, 40}, 0, 0.99 * 300 * 400 / (400 + 200 + 640.0/12)},
+		{"the quietest takes a quarter of an even share, not 40/640", 3, []float64{400, 200, 40}, 2, 0.99 * 300 * (640.0 / 12) / (400 + 200 + 640.0/12)},
+		{"an idle instance still serves a quarter of an even share", 3, []float64{400, 200, 0}, 2, 0.99 * 300 * 50.0 / 650},
 		{"no demand seen yet: an even share", 3, nil, 0, 100},
 		{"never reached Redis: the whole count", 0, nil, 0, 300},
 		{"alone in the fleet: the whole count", 1, []float64{50}, 0, 300},
@@ -51,9 +51,10 @@ func TestFallbackCountFollowsDemand(t *testing.T) {
 	}
 }
 
-// The shares the instances take from one reply add up to at most the
-// count, and to nearly all of it: the fleet's fallback admits at most
-// its limit a second, and at least 99% of it where the demand is there.
+// The shares the instances take from one reply add up to 99% of the
+// count (1% left for demand that moves between replies): the fleet's
+// fallback admits at most its limit a second, and at least 98% of it
+// where the demand is there.
 func TestFallbackSharesAddUpToTheCount(t *testing.T) {
 	for _, demands := range [][]float64{{400, 200, 40}, {1000, 1, 1}, {100, 100, 100}, {0, 0, 500}, {640, 0, 0}} {
 		var sum, whole float64
@@ -66,8 +67,8 @@ func TestFallbackSharesAddUpToTheCount(t *testing.T) {
 			sum += n
 			whole += math.Floor(n) // what a local check of n admits
 		}
-		assert.LessOrEqual(t, sum, 300.0, "%v", demands)
-		assert.GreaterOrEqual(t, whole, 0.99*300-float64(len(demands)), "%v", demands)
+		assert.LessOrEqual(t, sum, 0.99*300, "%v", demands)
+		assert.GreaterOrEqual(t, whole, 0.98*300-float64(len(demands)), "%v", demands)
 	}
 }
 

@@ -296,9 +296,12 @@
 // value's demand, which each lease request reports (as d:<id> in the
 // value's lease hash) and reads back for the fleet; without leases, or
 // for a value this instance holds no lease for, by an even share; rounded
-// down, as a flow rule's local check rounds, so the shares never add up
-// to more than the value's count (a share under one call refuses the
-// value locally until Redis answers). A Redis that restarts
+// down, as a flow rule's local check rounds (a share under one call
+// refuses the value locally until Redis answers). A value's demand is
+// reported with each of its lease requests, which may be far apart, so
+// the shares two instances hold may have been read from replies that saw
+// different demands, and add up to somewhat more than one (75 and 30 of
+// 100 in TestHotValuesFallBackToTheirDemandShare). A Redis that restarts
 // empty sees the fleet register again one by one, so a lower live count
 // is believed only once heartbeats have seen it for InstanceTTL, and a
 // flow id's demand only once as many instances as are live have reported
