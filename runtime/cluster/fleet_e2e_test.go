@@ -46,17 +46,19 @@ func straddling(reports []childReport, t0 time.Time, seconds int) []int {
 // after three seconds counted in it and restarted on the same port three
 // seconds later.
 //
-// What the code guarantees is asserted whatever the machine's load: never
-// more than the count in a second Redis counts (before the kill, and from
-// the second after the restart on: each instance's probe answers within
-// 100 ms of Redis), never more than 1.25x while Redis is down or just
-// back (less the calls begun in the second before, which may have been
-// counted there). What it admits is judged against what was offered: in
-// each second every process offered at least 90% of its rate, the fleet
-// admits at least 90% of the count; a second some process could not
-// offer its rate (a starved machine) is not judged, and the test is
-// skipped, saying so, when no second could be. A line beginning FIGURES
-// gives the figures of docs/operating.md.
+// What the code guarantees is asserted whatever the machine's load (less
+// the calls begun in the second before, which may have been counted
+// there): never more than the count in a second Redis counts (before the
+// kill, and from the second after the restart on: each instance's probe
+// answers within 100 ms of Redis), nor in the second Redis came back in
+// (each instance's share decides there too, and the shares add up to the
+// count), and never more than 1.25x while Redis is down. What it admits is
+// judged against what was offered: in each second every process offered
+// at least 90% of its rate, the fleet admits at least 90% of the count
+// (from the kill to the first second counted again, on average); a
+// second some process could not offer its rate (a starved machine) is
+// not judged, and the test is skipped, saying so, when no second could
+// be. A line beginning FIGURES gives the figures of docs/operating.md.
 //
 // The same holds for one hot value of a global hot-parameter rule with
 // leases (without leases a value's fallback is an even share, which
