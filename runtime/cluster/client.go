@@ -206,6 +206,12 @@ func (c *Client) timeout(resourceTimeoutMs int64) time.Duration {
 // Check counts a flow rule: the window script on the rule's flow id, one
 // Redis round trip. It returns an error, and counts nothing, when Redis
 // does not answer within the deadline or the breaker is open.
+//
+// A check that fails while the breaker stays closed (a timeout, a
+// connection reset: not an outage, or not yet) says so with a
+// *flow.LocalCount of 0, which refuses the call: admitted by the local
+// fallback, it would not be in Redis's count, which the rest of the fleet
+// spends whole in the same window.
 func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (bool, error) {
 	cc := rule.ClusterConfig
 	if cc == nil {
@@ -223,12 +229,22 @@ func (c *Client) Check(ctx context.Context, rule *flow.Rule, acquire int64) (boo
 		ok, err = c.run(ctx, keys, args, cc.SampleCount, cc.WindowIntervalMs, cc.ResourceTimeout, cc.FallbackToLocalWhenFail)
 	}
 	switch {
+	case err != nil && c.blip(ctx):
+		err = &flow.LocalCount{Count: 0, Err: err}
 	case err != nil && cc.ThresholdType == thresholdGlobal:
 		// The fleet's limit, not this instance's: each live instance
 		// checks its share locally (see fallback in the package doc).
 		err = &flow.LocalCount{Count: c.fallbackCount(&ls.demand, rule.Count), Err: err}
 	}
 	return ok, err
+}
+
+// blip reports whether a check that just failed left the breaker closed:
+// Redis is still counting for the rest of the fleet, so what the local
+// fallback admitted would be over the count. A check the caller gave up
+// on is not a blip: the caller does not want an answer.
+func (c *Client) blip(ctx context.Context) bool {
+	return !c.br.open() && ctx.Err() == nil
 }
 
 // CheckParams counts a hot-parameter rule: the window script on one
@@ -242,7 +258,14 @@ func (c *Client) CheckParams(ctx context.Context, rule *paramflow.Rule, values [
 		return false, fmt.Errorf("cluster: hot-parameter rule %q has no clusterConfig", rule.Resource)
 	}
 	ok, err := c.checkParams(ctx, rule, values, acquire)
-	if cc.ThresholdType != thresholdGlobal || errors.Is(err, paramflow.ErrCheckLocally) {
+	if errors.Is(err, paramflow.ErrCheckLocally) {
+		return ok, err
+	}
+	if err != nil && c.blip(ctx) {
+		// Not an outage, or not yet: refused (see Check).
+		return false, &paramflow.LocalCounts{Counts: make([]int64, len(values)), Err: err}
+	}
+	if cc.ThresholdType != thresholdGlobal {
 		return ok, err
 	}
 	switch {
@@ -381,7 +404,7 @@ func (c *Client) heartbeat() {
 	}
 	sent := time.Now()
 	res, err := heartbeatScript.Run(ctx, c.rdb, keys, args...).Int64Slice()
-	if err != nil || len(res) != 2+2*len(ds) || res[1] <= 0 {
+	if err != nil || len(res) != 2+3*len(ds) || res[1] <= 0 {
 		return // no answer, or not the script's (something else answers)
 	}
 	recv := time.Now()
@@ -392,8 +415,8 @@ func (c *Client) heartbeat() {
 		// A Redis that restarted empty hears the fleet's rates one
 		// heartbeat at a time: a sum of fewer instances than are live
 		// would make this one's share too large.
-		if res[3+2*i] >= c.live.Load() {
-			d.seeFleet(rates[i], float64(res[2+2*i])/1000)
+		if r := res[2+3*i:]; r[1] >= c.live.Load() {
+			d.seeFleet(float64(milli(rates[i]))/1000, float64(r[0])/1000, r[1], float64(r[2])/1000)
 		}
 	}
 	// A heartbeat slower than a check may wait proves nothing for checks:

@@ -19,9 +19,10 @@ type demand struct {
 	asked atomic.Int64 // acquire of every call, since the client began
 	// rate and fleet are float64 bits in calls a second: this instance's
 	// last measured rate and the fleet's sum the last heartbeat answered
-	// (0: no heartbeat has answered with a demand yet). mine is the rate
-	// this instance reported in that heartbeat, so share is of one moment.
-	rate, fleet, mine atomic.Uint64
+	// (0: no heartbeat has answered with a demand yet). part is float64
+	// bits too: this instance's share of the fleet's demand in that reply
+	// (see seeFleet).
+	rate, fleet, part atomic.Uint64
 	// The heartbeat goroutine's own (and the maker's, before it is
 	// shared): where the rate's measure began.
 	snapAsked int64
@@ -49,47 +50,66 @@ func (d *demand) measure(now int64) float64 {
 
 func (d *demand) perSecond() float64 { return math.Float64frombits(d.rate.Load()) }
 
-// seeFleet takes a heartbeat's reply: the fleet's rate, of which mine was
-// this instance's report.
-func (d *demand) seeFleet(mine, fleet float64) {
-	d.mine.Store(math.Float64bits(mine))
+// seeFleet takes a heartbeat's reply: the fleet's rate summed over
+// reporters instances, of which mine was this instance's report, and
+// raised, the sum of the reports each raised to at least a quarter of an
+// even share of the fleet's (minShareDivisor; luaShares). This instance's
+// share is its own rate so raised, over raised: the shares the instances
+// take from one reply add up to at most one, so the fleet's fallback
+// stays within its count, and an idle instance still serves a quarter of
+// an even share.
+func (d *demand) seeFleet(mine, fleet float64, reporters int64, raised float64) {
+	part := 1.0
+	if raised > 0 && reporters > 0 {
+		part = min(1, max(mine, fleet/(minShareDivisor*float64(reporters)))/raised)
+	}
+	d.part.Store(math.Float64bits(part))
 	d.fleet.Store(math.Float64bits(fleet))
 }
 
 // share is this instance's part of the fleet's demand at the last
 // heartbeat Redis answered, and whether there was one with any demand.
 func (d *demand) share() (float64, bool) {
-	fleet := math.Float64frombits(d.fleet.Load())
-	if fleet <= 0 {
+	if math.Float64frombits(d.fleet.Load()) <= 0 {
 		return 0, false
 	}
-	return min(1, math.Float64frombits(d.mine.Load())/fleet), true
+	return math.Float64frombits(d.part.Load()), true
 }
 
 // fleetRate is the fleet's demand (calls a second) at the last answered
 // heartbeat; 0 when none was seen.
 func (d *demand) fleetRate() float64 { return math.Float64frombits(d.fleet.Load()) }
 
-// minShareDivisor bounds the fallback from below: an instance checks at
-// least a quarter of an even share, so one that was idle when Redis last
-// answered can still serve a caller who arrives during the outage. With
-// shares that sum to one the fleet then admits at most 1.25x the count.
+// minShareDivisor bounds a share from below: an instance's demand
+// counts as at least a quarter of an even share of the fleet's, so one
+// that was idle when Redis last answered can still serve a caller who
+// arrives during an outage. The shares of one reply still add up to one
+// (seeFleet): the others' are smaller by as much.
 const minShareDivisor = 4
 
 // fallbackCount is the part of a global count this instance checks
-// locally while Redis does not answer: count × its share of the fleet's
-// demand at the last heartbeat Redis answered (at least a quarter of an
-// even share among the live instances); count / live when it never saw a
-// fleet's demand (an instance started during the outage, or a rule with
-// no calls yet), and the whole count when it never reached Redis at all.
+// locally while Redis does not answer, and in the window an outage ended
+// in: count × its share of the fleet's demand at the last heartbeat Redis
+// answered (see seeFleet); count / live when it never saw a fleet's
+// demand (an instance started during the outage, or a rule with no calls
+// yet), and the whole count when it never reached Redis at all; 99% of a
+// share of the fleet's (fallbackMargin).
 func (c *Client) fallbackCount(d *demand, count float64) float64 {
-	live := float64(max(1, c.live.Load()))
 	share, ok := d.share()
 	if !ok {
-		return count / live
+		return count / float64(max(1, c.live.Load()))
 	}
-	return count * max(share, 1/(minShareDivisor*live))
+	if share < 1 {
+		share *= fallbackMargin
+	}
+	return count * share
 }
+
+// fallbackMargin leaves 1% of a shared count unused while the fleet falls
+// back: the instances read their shares from replies up to a heartbeat
+// apart, between which the demand moves a little, so the shares they hold
+// may add up to a little more than one.
+const fallbackMargin = 0.99
 
 // demandKey is a flow id's demand hash in Redis: instance id ->
 // "<expiry ms>:<milli-calls a second>".

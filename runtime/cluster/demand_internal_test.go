@@ -8,51 +8,67 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
+// seeFleetOf gives d the reply a fleet of rates makes, d's own the
+// mine-th (luaShares's arithmetic).
+func seeFleetOf(d *demand, rates []float64, mine int) {
+	var sum, raised float64
+	for _, r := range rates {
+		sum += r
+	}
+	for _, r := range rates {
+		raised += max(r, sum/(minShareDivisor*float64(len(rates))))
+	}
+	d.seeFleet(rates[mine], sum, int64(len(rates)), math.Ceil(raised))
+}
+
 // The fallback share follows the fleet's demand as the last answered
 // heartbeat saw it, never below a quarter of an even share, and is an
 // even share until a fleet's demand was seen.
 func TestFallbackCountFollowsDemand(t *testing.T) {
 	for _, tc := range []struct {
-		name        string
-		live        int64
-		mine, fleet float64 // 0 fleet: no heartbeat saw demand
-		want        float64
+		name  string
+		live  int64
+		fleet []float64 // nil: no heartbeat saw demand
+		mine  int
+		want  float64
 	}{
-		{"the busiest of 400, 200 and 40 calls a second takes 400/640", 3, 400, 640, 300 * 400.0 / 640},
-		{"the quietest takes a quarter of an even share, not 40/640", 3, 40, 640, 300.0 / 12},
-		{"an idle instance still serves a quarter of an even share", 3, 0, 640, 300.0 / 12},
-		{"no demand seen yet: an even share", 3, 0, 0, 100},
-		{"never reached Redis: the whole count", 0, 0, 0, 300},
-		{"alone in the fleet: the whole count", 1, 50, 50, 300},
+		{"the busiest of 400, 200 and 40 calls a second", 3, []float64{400, 200, 40}, 0, 0.99 * 300 * 400 / (400 + 200 + 640.0/12)},
+		{"the quietest takes a quarter of an even share, not 40/640", 3, []float64{400, 200, 40}, 2, 0.99 * 300 * (640.0 / 12) / (400 + 200 + 640.0/12)},
+		{"an idle instance still serves a quarter of an even share", 3, []float64{400, 200, 0}, 2, 0.99 * 300 * 50.0 / 650},
+		{"no demand seen yet: an even share", 3, nil, 0, 100},
+		{"never reached Redis: the whole count", 0, nil, 0, 300},
+		{"alone in the fleet: the whole count", 1, []float64{50}, 0, 300},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &Client{}
 			c.live.Store(tc.live)
 			var d demand
-			d.seeFleet(tc.mine, tc.fleet)
-			assert.InDelta(t, tc.want, c.fallbackCount(&d, 300), 1e-9)
+			if tc.fleet != nil {
+				seeFleetOf(&d, tc.fleet, tc.mine)
+			}
+			assert.InDelta(t, tc.want, c.fallbackCount(&d, 300), 0.5)
 		})
 	}
 }
 
-// Shares of an uneven fleet add up to between one and 1.25 of the count:
-// the fleet's fallback stays within 0.9x-1.25x of its limit.
+// The shares the instances take from one reply add up to 99% of the
+// count (1% left for demand that moves between replies): the fleet's
+// fallback admits at most its limit a second, and at least 98% of it
+// where the demand is there.
 func TestFallbackSharesAddUpToTheCount(t *testing.T) {
-	for _, demands := range [][]float64{{400, 200, 40}, {1000, 1, 1}, {100, 100, 100}, {0, 0, 500}} {
-		var fleet float64
-		for _, d := range demands {
-			fleet += d
-		}
-		var sum float64
-		for _, mine := range demands {
+	for _, demands := range [][]float64{{400, 200, 40}, {1000, 1, 1}, {100, 100, 100}, {0, 0, 500}, {640, 0, 0}} {
+		var sum, whole float64
+		for i := range demands {
 			c := &Client{}
 			c.live.Store(int64(len(demands)))
 			var d demand
-			d.seeFleet(mine, fleet)
-			sum += c.fallbackCount(&d, 300)
+			seeFleetOf(&d, demands, i)
+			n := c.fallbackCount(&d, 300)
+			sum += n
+			whole += math.Floor(n) // what a local check of n admits
 		}
-		assert.GreaterOrEqual(t, sum, 300.0-1e-9, "%v", demands)
-		assert.LessOrEqual(t, sum, 300*1.25, "%v", demands)
+		assert.LessOrEqual(t, sum, 0.99*300, "%v", demands)
+		assert.GreaterOrEqual(t, whole, 0.98*300-float64(len(demands)), "%v", demands)
 	}
 }
 
@@ -79,7 +95,10 @@ func TestLeaseBatchFollowsDemand(t *testing.T) {
 			c.live.Store(3)
 			ls := &leases{}
 			ls.asked.Store(tc.inWindow)
-			ls.seeFleet(tc.mine, tc.fleet)
+			if tc.fleet > 0 {
+				rest := tc.fleet - tc.mine // two instances with half of it each
+				seeFleetOf(&ls.demand, []float64{tc.mine, rest / 2, rest / 2}, 0)
+			}
 			ls.rate.Store(math.Float64bits(tc.mine))
 			allot, need, final := c.batch(ls, 300, thresholdGlobal, 1000, 1)
 			assert.InDelta(t, tc.wantAllot, allot, 1e-9)

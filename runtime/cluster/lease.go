@@ -31,13 +31,21 @@ import (
 // grant is what it wants or what is left, whichever is less (0 when none
 // is left). A reported demand is kept in the hash as d:<id> =
 // "<expiry>:<demand>" for two windows, and the fleet's summed. Reply,
-// seven numbers per lease hash: granted, ms left in the window,
+// nine numbers per lease hash: granted, µs left in the window (to the
+// µs TIME gives, not the ms the window is placed by: a lease that believed
+// the ms it began in was whole outlived its window by up to a ms, and
+// calls at the turn spent a window's tokens in the next),
 // threshold, window start, tokens left in the window after this grant,
-// tokens wanted, the fleet's demand (0 unreported).
-var leaseScript = redis.NewScript(luaNow + `
+// tokens wanted, the fleet's demand (0 unreported), the instances that
+// reported it, and their demands raised to a quarter of an even share
+// (luaShares).
+var leaseScript = redis.NewScript(leaseSource)
+
+// leaseSource is leaseScript's text.
+const leaseSource = luaNow + luaShares + `
 local window = tonumber(ARGV[2])
 local start = now - (now % window)
-local left = window - (now - start)
+local left = (start + window) * 1000 - (tonumber(t[1]) * 1000000 + tonumber(t[2]))
 local id = ARGV[3]
 ` + luaInstances + `
 local out = {}
@@ -46,7 +54,7 @@ for k = 2, #KEYS do
   local taken = 0
   local h = redis.call('HMGET', KEYS[k], 'w', 'n')
   if tonumber(h[1]) == start then taken = tonumber(h[2]) end
-  local want = math.ceil(tonumber(ARGV[4 * k - 3]) * left / window)
+  local want = math.ceil(tonumber(ARGV[4 * k - 3]) * left / (window * 1000))
   local need = tonumber(ARGV[4 * k - 2])
   if want < need then want = need end
   local grant = threshold - taken
@@ -55,20 +63,22 @@ for k = 2, #KEYS do
   if grant > 0 or taken == 0 then
     redis.call('HSET', KEYS[k], 'w', start, 'n', taken + grant)
   end
-  local fleet = 0
+  local fleet, reporters, floored = 0, 0, 0
   if id ~= '' then
     redis.call('HSET', KEYS[k], 'd:' .. id, (now + 2 * window) .. ':' .. ARGV[4 * k - 1])
     local all = redis.call('HGETALL', KEYS[k])
+    local demands = {}
     for i = 1, #all, 2 do
       if string.sub(all[i], 1, 2) == 'd:' then
         local exp, d = string.match(all[i + 1], '^(%d+):(%d+)$')
         if exp == nil or tonumber(exp) <= now then
           redis.call('HDEL', KEYS[k], all[i])
         else
-          fleet = fleet + tonumber(d)
+          demands[#demands + 1] = tonumber(d)
         end
       end
     end
+    fleet, reporters, floored = shares(demands)
   end
   redis.call('PEXPIRE', KEYS[k], 2 * window)
   local i = #out
@@ -79,9 +89,11 @@ for k = 2, #KEYS do
   out[i + 5] = threshold - taken - grant
   out[i + 6] = want
   out[i + 7] = fleet
+  out[i + 8] = reporters
+  out[i + 9] = floored
 end
 return out
-`)
+`
 
 // returnScript gives a lease's unused tokens back to its window (Close):
 // for KEYS[k], ARGV[2k-1] tokens of the window starting at ARGV[2k]
@@ -102,7 +114,8 @@ return 1
 // clock steps cannot move.
 var monoBase = time.Now()
 
-func mono() int64 { return int64(time.Since(monoBase)) }
+// mono is a variable so that internal tests can step it by hand.
+var mono = func() int64 { return int64(time.Since(monoBase)) }
 
 // lease is the tokens an instance holds for one window of one flow id.
 type lease struct {
@@ -111,7 +124,7 @@ type lease struct {
 	// latest of its grants' safe bounds (see grant).
 	deadline atomic.Int64
 	// ends is the mono ns by which the window has surely ended on Redis's
-	// clock (a grant's reply time plus the ms it said were left): an
+	// clock (a grant's reply time plus the µs it said were left): an
 	// exhausted lease refuses without asking until then, as Redis would.
 	ends   atomic.Int64
 	low    int64 // tokens left at which the next batch is fetched
@@ -243,8 +256,8 @@ const leaseHeadroom = 1.5
 // Once the fleet's demand is known (from heartbeats for a flow id, from
 // lease requests for a hot value): where the fleet asks for more than the
 // threshold, the allotment is the instance's share of the fleet's demand
-// times the threshold (at least a quarter of an even share), and final:
-// the instances' shares add up to the threshold, so each asks once a
+// times the threshold (see demand.seeFleet), and final: the instances'
+// shares add up to the threshold, so each asks once a
 // window and refuses without asking once its grant is spent. Otherwise it
 // is leaseHeadroom times its own measured demand (or the cold estimate
 // below, when more; a hot value's is not measured), not final: the rest
@@ -271,7 +284,7 @@ func (c *Client) batch(ls *leases, count float64, thresholdType, windowMs int, a
 	}
 	perWindow := float64(windowMs) / 1000
 	if ls.fleetRate()*perWindow > float64(threshold) {
-		return float64(threshold) * max(share, 1/(minShareDivisor*float64(live))), acquire, true
+		return float64(threshold) * share, acquire, true
 	}
 	return min(float64(threshold), max(leaseHeadroom*ls.perSecond()*perWindow, float64(cold))), acquire, false
 }
@@ -360,7 +373,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		keys = append(keys, a.key)
 		args = append(args, formatCount(a.count), formatCount(a.allot), a.need, a.demand)
 	}
-	const per = 7 // granted, ms left, threshold, window start, tokens left, wanted, fleet's demand
+	const per = 9 // granted, µs left, threshold, window start, tokens left, wanted, fleet's demand, its reporters, raised sum
 	reply := make([]int64, per*len(asks))
 	sent := mono()
 	err := c.eval(ctx, leaseScript, keys, args, timeoutMs, fallback, func(res []any) error {
@@ -376,7 +389,7 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		}
 		for i, a := range asks {
 			r := reply[per*i:]
-			if r[5] < a.need || r[0] < 0 || r[0] > r[5] || r[1] <= 0 || r[1] > int64(windowMs) {
+			if r[5] < a.need || r[0] < 0 || r[0] > r[5] || r[1] <= 0 || r[1] > int64(windowMs)*1000 {
 				return fmt.Errorf("cluster: unexpected reply %v from the lease script", r[:per])
 			}
 		}
@@ -393,10 +406,10 @@ func (c *Client) ask(ctx context.Context, thresholdType, windowMs int, timeoutMs
 		granted[i] = r[0]
 		if a.ls != nil && report && r[6] > 0 && !c.recentlyRecovered(windowMs) {
 			perSecond := 1000 / float64(windowMs)
-			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond)
+			a.ls.seeFleet(float64(a.demand)*perSecond, float64(r[6])*perSecond, r[7], float64(r[8])*perSecond)
 		}
 		if a.ls != nil {
-			left := r[1] * int64(time.Millisecond)
+			left := r[1] * int64(time.Microsecond)
 			a.ls.install(r[0], sent+left, recv+left, r[2], r[3], int64(windowMs), r[5], a.final || r[0] < r[5] || r[4] <= 0)
 		}
 	}

@@ -196,19 +196,26 @@ func TestHotValuesFallBackToTheirDemandShare(t *testing.T) {
 		FallbackToLocalWhenFail: true}
 	ctx := context.Background()
 	hot := []paramflow.ClusterValue{{Key: "s:hot", Count: 100}}
+	// The demand is seen under a count it cannot reach: leases a and b
+	// hold unspent could otherwise refuse the last calls.
+	roomy := []paramflow.ClusterValue{{Key: "s:hot", Count: 1000}}
 	for i := range 80 {
 		c := a
 		if i%4 == 3 {
 			c = b
 		}
-		ok, err := c.CheckParams(ctx, &rule, hot, 1)
+		ok, err := c.CheckParams(ctx, &rule, roomy, 1)
 		require.NoError(t, err)
 		require.True(t, ok)
 	}
 	s.Kill()
 
 	share := func(c *cluster.Client) int64 {
-		_, err := c.CheckParams(ctx, &rule, hot, 1000) // more than a lease holds: asks Redis
+		var err error
+		for !c.Stats().BreakerOpen { // checks failing before it opens refuse
+			_, err = c.CheckParams(ctx, &rule, hot, 1000) // more than a lease holds: asks Redis
+		}
+		_, err = c.CheckParams(ctx, &rule, hot, 1000)
 		var lc *paramflow.LocalCounts
 		require.ErrorAs(t, err, &lc)
 		require.Len(t, lc.Counts, 1)

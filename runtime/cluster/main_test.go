@@ -33,9 +33,12 @@ func TestMain(m *testing.M) {
 
 // childSpec is one child instance's part in an end-to-end test.
 type childSpec struct {
-	Addr   string
-	Prefix string
-	Rule   flow.Rule
+	Addr string
+	// SentinelAddr, when set, is a Sentinel watching "mymaster", which
+	// the child connects through instead of Addr.
+	SentinelAddr string
+	Prefix       string
+	Rule         flow.Rule
 	// Param, when set, is a hot-parameter rule loaded instead of Rule,
 	// and every call passes Arg as its argument.
 	Param      *paramflow.Rule
@@ -74,11 +77,15 @@ func runChild(specJSON string) int {
 		return 2
 	}
 	time.Sleep(time.Until(spec.JoinAt))
-	c, err := cluster.New(cluster.Config{
+	cfg := cluster.Config{
 		Addr: spec.Addr, KeyPrefix: spec.Prefix,
 		HeartbeatInterval: 200 * time.Millisecond, InstanceTTL: time.Second,
 		Timeout: 500 * time.Millisecond, Leases: spec.Leases,
-	})
+	}
+	if spec.SentinelAddr != "" {
+		cfg.Addr, cfg.Addrs, cfg.MasterName = "", []string{spec.SentinelAddr}, "mymaster"
+	}
+	c, err := cluster.New(cfg)
 	if err != nil {
 		os.Stderr.WriteString("child: " + err.Error() + "\n")
 		return 2

@@ -115,9 +115,17 @@ func (c *Client) recovering(windowMs int) bool {
 	}
 	w := int64(windowMs)
 	redisAt := c.recoveredRedis.Load()
-	end := redisAt + w - redisAt%w
+	end := redisAt + w - redisAt%w + recoverySlackMs
 	return redisAt+(mono()-at)/int64(time.Millisecond) < end
 }
+
+// recoverySlackMs is how long past the window's end, as heartbeats place
+// it, recovering still holds: Redis's clock is placed to within half a
+// heartbeat's round trip and a ms of rounding, and ending early would let
+// Redis alone decide in what is left of a window whose fallback
+// admissions it never counted. Ending late only checks the local share in
+// the first ms of the next window too.
+const recoverySlackMs = 5
 
 // recentlyRecovered reports whether the last outage ended less than two
 // windows ago: a Redis that restarted empty hears the instances' demand

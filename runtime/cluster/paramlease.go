@@ -75,7 +75,9 @@ func (p *paramLeases) held(key string) *leases {
 // rule (fallbackCount), from the value's demand share the lease requests
 // last read, or an even share when it has none (a value without a lease
 // here, or a client without leases, which keeps no state per value).
-// Rounded up, so that a share of a small count still admits.
+// Rounded down, as a flow rule's local check rounds its share (an
+// instance whose share of a small count is under one call refuses the
+// value locally until Redis answers).
 func (c *Client) paramFallbackCounts(flowID int64, values []paramflow.ClusterValue) []int64 {
 	counts := make([]int64, len(values))
 	for i, v := range values {
@@ -85,7 +87,7 @@ func (c *Client) paramFallbackCounts(flowID int64, values []paramflow.ClusterVal
 				d = &ls.demand
 			}
 		}
-		counts[i] = int64(math.Ceil(c.fallbackCount(d, float64(v.Count))))
+		counts[i] = int64(math.Floor(c.fallbackCount(d, float64(v.Count)) + 1e-9))
 	}
 	return counts
 }

@@ -83,9 +83,10 @@ return {1, 0}
 // per flow id the instance checks: it writes its own rate there
 // (ARGV[k+1] for KEYS[k], thousandths of a call a second) with the same
 // expiry, drops expired rates, and sums the rest. Reply: the live
-// instances, Redis's now (ms), then for each demand hash the sum and the
-// instances it sums.
-var heartbeatScript = redis.NewScript(luaNow + `
+// instances, Redis's now (ms), then for each demand hash the sum, the
+// instances it sums, and the sum of their rates each raised to at least
+// a quarter of an even share of the sum (rounded up; see luaShares).
+var heartbeatScript = redis.NewScript(luaNow + luaShares + `
 local ttl = tonumber(ARGV[2])
 redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -96,22 +97,42 @@ local out = {redis.call('ZCARD', KEYS[1]), now}
 for k = 2, #KEYS do
   redis.call('HSET', KEYS[k], ARGV[1], (now + ttl) .. ':' .. ARGV[k + 1])
   local h = redis.call('HGETALL', KEYS[k])
-  local sum, n = 0, 0
+  local rates = {}
   for i = 1, #h, 2 do
     local exp, rate = string.match(h[i + 1], '^(%d+):(%d+)$')
     if exp == nil or tonumber(exp) <= now then
       redis.call('HDEL', KEYS[k], h[i])
     else
-      sum = sum + tonumber(rate)
-      n = n + 1
+      rates[#rates + 1] = tonumber(rate)
     end
   end
   redis.call('PEXPIRE', KEYS[k], ttl)
+  local sum, n, floored = shares(rates)
   out[#out + 1] = sum
   out[#out + 1] = n
+  out[#out + 1] = floored
 end
 return out
 `)
+
+// luaShares defines shares(rates): their sum, their number, and the sum
+// of each raised to at least a quarter of an even share of the sum
+// (minShareDivisor), rounded up. An instance's share of the fleet is its
+// own rate so raised, divided by that last sum: the shares of one reply
+// add up to at most one, and an idle instance still has a quarter of an
+// even share.
+const luaShares = `
+local function shares(rates)
+  local sum, n = 0, #rates
+  for i = 1, n do sum = sum + rates[i] end
+  local floored = 0
+  if n > 0 then
+    local least = sum / (4 * n)
+    for i = 1, n do floored = floored + math.max(rates[i], least) end
+  end
+  return sum, n, math.ceil(floored)
+end
+`
 
 // liveScript counts the live instances at Redis's now.
 var liveScript = redis.NewScript(`
