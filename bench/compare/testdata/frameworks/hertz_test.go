@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/cloudwego/hertz/pkg/app"
+	"github.com/cloudwego/hertz/pkg/app/client"
 	"github.com/cloudwego/hertz/pkg/app/server"
+	"github.com/cloudwego/hertz/pkg/protocol"
 
 	sentinelhertz "github.com/sentinelgen/sentinelgen/adapters/hertz"
 )
@@ -34,4 +36,35 @@ func BenchmarkHertz(b *testing.B) {
 	}
 	noop := func(ctx context.Context, c *app.RequestContext) { c.Next(ctx) }
 	benchFramework(b, serve, noop, http.StatusOK, http.StatusTooManyRequests, hertzAdapters)
+}
+
+// hertzClientAdapters are client middleware, around an endpoint that
+// answers without sending.
+var hertzClientAdapters = []adapter[client.Middleware]{{impl: "ours", middleware: func() client.Middleware { return sentinelhertz.ClientMiddleware() }, resource: "GET:" + hertzClientURL}}
+
+const hertzClientURL = "http://127.0.0.1:8888" + routePath
+
+func BenchmarkHertzClient(b *testing.B) {
+	send := func(ctx context.Context, req *protocol.Request, resp *protocol.Response) error {
+		resp.SetStatusCode(http.StatusOK)
+		return nil
+	}
+	serve := func(mw client.Middleware) func() int {
+		ep := mw(send)
+		req, resp := protocol.AcquireRequest(), protocol.AcquireResponse()
+		req.SetRequestURI(hertzClientURL)
+		req.Header.SetMethod(http.MethodGet)
+		return func() int {
+			if ep(context.Background(), req, resp) != nil {
+				return rpcError
+			}
+			return rpcOK
+		}
+	}
+	noop := func(next client.Endpoint) client.Endpoint {
+		return func(ctx context.Context, req *protocol.Request, resp *protocol.Response) error {
+			return next(ctx, req, resp)
+		}
+	}
+	benchFramework(b, serve, noop, rpcOK, rpcError, hertzClientAdapters)
 }

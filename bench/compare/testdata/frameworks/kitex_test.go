@@ -10,10 +10,15 @@ import (
 	sentinelkitex "github.com/sentinelgen/sentinelgen/adapters/kitex"
 )
 
-var kitexAdapters = []adapter[endpoint.Middleware]{{impl: "ours", middleware: func() endpoint.Middleware { return sentinelkitex.ServerMiddleware() }, resource: "OrderService/GetOrder"}}
+// The server and client middleware.
+var (
+	kitexAdapters       = []adapter[endpoint.Middleware]{{impl: "ours", middleware: func() endpoint.Middleware { return sentinelkitex.ServerMiddleware() }, resource: "OrderService/GetOrder"}}
+	kitexClientAdapters = []adapter[endpoint.Middleware]{{impl: "ours", middleware: func() endpoint.Middleware { return sentinelkitex.ClientMiddleware() }, resource: "OrderService/GetOrder"}}
+)
 
 // kitexServerContext is the context Kitex's server gives each call's
-// middleware: its RPCInfo, with the invocation and the callee.
+// middleware: its RPCInfo, with the invocation and the callee (the
+// destination, for a client call).
 func kitexServerContext() context.Context {
 	ri := rpcinfo.NewRPCInfo(rpcinfo.EmptyEndpointInfo(),
 		rpcinfo.NewEndpointInfo("OrderService", "GetOrder", nil, nil),
@@ -26,7 +31,13 @@ func kitexServerContext() context.Context {
 
 // BenchmarkKitex is a server middleware around an endpoint, called in a
 // server call's context.
-func BenchmarkKitex(b *testing.B) {
+func BenchmarkKitex(b *testing.B) { benchKitex(b, kitexAdapters) }
+
+// BenchmarkKitexClient is a client middleware around an endpoint that
+// answers without sending, called in a context with the destination.
+func BenchmarkKitexClient(b *testing.B) { benchKitex(b, kitexClientAdapters) }
+
+func benchKitex(b *testing.B, adapters []adapter[endpoint.Middleware]) {
 	ep := func(ctx context.Context, req, resp any) error { return nil }
 	serve := func(mw endpoint.Middleware) func() int {
 		h := mw(ep)
@@ -41,5 +52,5 @@ func BenchmarkKitex(b *testing.B) {
 	noop := func(next endpoint.Endpoint) endpoint.Endpoint {
 		return func(ctx context.Context, req, resp any) error { return next(ctx, req, resp) }
 	}
-	benchFramework(b, serve, noop, rpcOK, rpcError, kitexAdapters)
+	benchFramework(b, serve, noop, rpcOK, rpcError, adapters)
 }

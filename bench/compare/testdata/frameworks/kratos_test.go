@@ -12,11 +12,14 @@ import (
 
 const kratosOperation = "/api.order.v1.Order/GetOrder"
 
-// kratosAdapters are client middleware: sentinel-golang's Kratos adapter
-// has no server side.
-var kratosAdapters = []adapter[middleware.Middleware]{{impl: "ours", middleware: func() middleware.Middleware { return sentinelkratos.Client() }, resource: kratosOperation}}
+// The client and server middleware: sentinel-golang's Kratos adapter has
+// no server side.
+var (
+	kratosAdapters       = []adapter[middleware.Middleware]{{impl: "ours", middleware: func() middleware.Middleware { return sentinelkratos.Client() }, resource: kratosOperation}}
+	kratosServerAdapters = []adapter[middleware.Middleware]{{impl: "ours", middleware: func() middleware.Middleware { return sentinelkratos.Server() }, resource: kratosOperation}}
+)
 
-// kratosTransport is the client transport a Kratos client puts in each
+// kratosTransport is the transport a Kratos client or server puts in each
 // call's context.
 type kratosTransport struct{ header kratosHeader }
 
@@ -42,10 +45,19 @@ func (h kratosHeader) Values(key string) []string { return h[key] }
 // BenchmarkKratosClient is a client middleware around the call's handler,
 // called in a client call's context.
 func BenchmarkKratosClient(b *testing.B) {
+	benchKratos(b, transport.NewClientContext(context.Background(), kratosTransport{kratosHeader{}}), kratosAdapters)
+}
+
+// BenchmarkKratosServer is a server middleware around a handler, called in
+// a server call's context.
+func BenchmarkKratosServer(b *testing.B) {
+	benchKratos(b, transport.NewServerContext(context.Background(), kratosTransport{kratosHeader{}}), kratosServerAdapters)
+}
+
+func benchKratos(b *testing.B, ctx context.Context, adapters []adapter[middleware.Middleware]) {
 	call := func(ctx context.Context, req any) (any, error) { return req, nil }
 	serve := func(mw middleware.Middleware) func() int {
 		h := mw(call)
-		ctx := transport.NewClientContext(context.Background(), kratosTransport{kratosHeader{}})
 		return func() int {
 			if _, err := h(ctx, "req"); err != nil {
 				return rpcError
@@ -56,5 +68,5 @@ func BenchmarkKratosClient(b *testing.B) {
 	noop := func(next middleware.Handler) middleware.Handler {
 		return func(ctx context.Context, req any) (any, error) { return next(ctx, req) }
 	}
-	benchFramework(b, serve, noop, rpcOK, rpcError, kratosAdapters)
+	benchFramework(b, serve, noop, rpcOK, rpcError, adapters)
 }
