@@ -14,7 +14,7 @@
 //
 // Times are CPU time per op (cpu-ns/op, the process's CPU, GC included)
 // where the benchmarks report it, else wall time (ns/op); -metric picks
-// another. A ratio is "n/a" where ours adds nothing measurable.
+// another. A ratio is "n/a" where an adapter adds nothing measurable.
 package main
 
 import (
@@ -177,9 +177,10 @@ func (f figures) added(base figures) string {
 	return fmt.Sprintf("%s ns, %s B, %s", signed(f.time-base.time), signed(f.bytes-base.bytes), signed(f.allocs-base.allocs))
 }
 
-// ratio is a/b, "n/a" when b is not positive.
+// ratio is a/b, "n/a" unless both are positive (an addition lost in the
+// framework's noise).
 func ratio(a, b float64) string {
-	if b <= 0 {
+	if a <= 0 || b <= 0 {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1fx", a/b)

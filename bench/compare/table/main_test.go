@@ -52,6 +52,9 @@ func TestWriteGivesRatios(t *testing.T) {
 	// Ours adding nothing measurable has no ratio.
 	assert.Contains(t, got, "| Gin | refused | 100 ns, 0 B, 0 | 100 ns, 0 B, 0 | 1,100 ns, 900 B, 12 | +0 ns, +0 B, +0 | +1,000 ns, +900 B, +12 | n/a |")
 	assert.Contains(t, got, "| Floor | alloc128 | 100 ns, 128 B, 1 |")
+	assert.Equal(t, "n/a", ratio(-1, 2))
+	assert.Equal(t, "n/a", ratio(2, 0))
+	assert.Equal(t, "0.5x", ratio(1, 2))
 	assert.NotContains(t, got, "not-a-case")
 }
 
