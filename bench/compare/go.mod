@@ -4,10 +4,14 @@ go 1.26.0
 
 require (
 	github.com/gin-gonic/gin v1.12.0
+	github.com/go-chi/chi/v5 v5.5.0
+	github.com/gorilla/mux v1.8.1
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/sentinelgen/sentinelgen v0.0.0
+	github.com/sentinelgen/sentinelgen/adapters/chi v0.0.0
 	github.com/sentinelgen/sentinelgen/adapters/echo v0.0.0
 	github.com/sentinelgen/sentinelgen/adapters/gin v0.0.0
+	github.com/sentinelgen/sentinelgen/adapters/gorillamux v0.0.0
 	github.com/stretchr/testify v1.12.1
 	google.golang.org/grpc v1.83.2
 )
@@ -52,6 +56,8 @@ require (
 
 replace (
 	github.com/sentinelgen/sentinelgen => ../..
+	github.com/sentinelgen/sentinelgen/adapters/chi => ../../adapters/chi
 	github.com/sentinelgen/sentinelgen/adapters/echo => ../../adapters/echo
 	github.com/sentinelgen/sentinelgen/adapters/gin => ../../adapters/gin
+	github.com/sentinelgen/sentinelgen/adapters/gorillamux => ../../adapters/gorillamux
 )

@@ -2,23 +2,14 @@ package compare
 
 import (
 	"context"
-	"net/http"
 	"testing"
 
-	"github.com/gin-gonic/gin"
-	"github.com/labstack/echo/v4"
-	"google.golang.org/grpc"
-
-	sentinelecho "github.com/sentinelgen/sentinelgen/adapters/echo"
-	sentinelgin "github.com/sentinelgen/sentinelgen/adapters/gin"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
-	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
-	"github.com/sentinelgen/sentinelgen/runtime/sentinelgrpc"
 )
 
-var ours = implementation{
+var ours = protector{
 	name: "ours",
 	admitting: func(tb testing.TB, resources ...string) {
 		dr := make([]degrade.Rule, len(resources))
@@ -43,12 +34,6 @@ var ours = implementation{
 			return true
 		}
 	},
-	gin:          func() gin.HandlerFunc { return sentinelgin.Middleware() },
-	ginResource:  func(route string) string { return route },
-	echo:         func() echo.MiddlewareFunc { return sentinelecho.Middleware() },
-	echoResource: func(route string) string { return route },
-	grpcUnary:    func() grpc.UnaryServerInterceptor { return sentinelgrpc.UnaryServerInterceptor() },
-	nethttp:      func() func(http.Handler) http.Handler { return nethttp.Middleware() },
 }
 
 // ourFlow is a QPS flow rule of count on each resource.

@@ -3,7 +3,6 @@
 package compare
 
 import (
-	"net/http"
 	"testing"
 
 	sentinel "github.com/alibaba/sentinel-golang/api"
@@ -11,17 +10,11 @@ import (
 	"github.com/alibaba/sentinel-golang/core/circuitbreaker"
 	"github.com/alibaba/sentinel-golang/core/config"
 	sgflow "github.com/alibaba/sentinel-golang/core/flow"
-	sgecho "github.com/alibaba/sentinel-golang/pkg/adapters/echo"
-	sggin "github.com/alibaba/sentinel-golang/pkg/adapters/gin"
-	sggrpc "github.com/alibaba/sentinel-golang/pkg/adapters/grpc"
-	"github.com/gin-gonic/gin"
-	"github.com/labstack/echo/v4"
-	"google.golang.org/grpc"
 )
 
-// theirs is alibaba/sentinel-golang with its own adapters, initialised
-// with its default configuration but without its metric log.
-var theirs = implementation{
+// theirs is alibaba/sentinel-golang, initialised with its default
+// configuration but without its metric log.
+var theirs = protector{
 	name: "theirs",
 	admitting: func(tb testing.TB, resources ...string) {
 		cr := make([]*circuitbreaker.Rule, len(resources))
@@ -45,11 +38,6 @@ var theirs = implementation{
 			return true
 		}
 	},
-	gin:          func() gin.HandlerFunc { return sggin.SentinelMiddleware() },
-	ginResource:  func(route string) string { return http.MethodGet + ":" + route },
-	echo:         func() echo.MiddlewareFunc { return sgecho.SentinelMiddleware() },
-	echoResource: func(route string) string { return http.MethodGet + ":" + route },
-	grpcUnary:    func() grpc.UnaryServerInterceptor { return sggrpc.NewUnaryServerInterceptor() },
 }
 
 func init() {
@@ -59,7 +47,7 @@ func init() {
 	if err := sentinel.InitWithConfig(conf); err != nil {
 		panic(err)
 	}
-	implementations = append(implementations, theirs)
+	protectors = append(protectors, theirs)
 }
 
 // theirFlow is a Direct Reject flow rule of threshold on each resource.
