@@ -453,14 +453,24 @@ func (e *SentinelEntry) exitSlow() {
 // error-count circuit breakers. Block errors are never recorded. Call it
 // from the goroutine that exits the entry, before Exit.
 func (e *SentinelEntry) SetError(err error) {
-	if e == nil || err == nil || e.exited.Load() {
-		return
-	}
-	var b *BlockError
-	if errors.As(err, &b) {
+	if e == nil || err == nil || e.exited.Load() || isBlock(err) {
 		return
 	}
 	e.call.err = err
+}
+
+// isBlock reports whether err is or wraps a *BlockError. An error that
+// wraps nothing is answered without errors.As, whose target would cost
+// the call an allocation.
+func isBlock(err error) bool {
+	switch err := err.(type) {
+	case *BlockError:
+		return true
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		var b *BlockError
+		return errors.As(err, &b)
+	}
+	return false
 }
 
 // Context returns a context.Context that carries this entry: calls entered

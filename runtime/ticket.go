@@ -1,0 +1,156 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Ticket is an admitted call opened with Enter: Entry without its one
+// allocation. It is a value, not a pointer, because the entry behind it is
+// reused once the call exits: the ticket carries the generation of the
+// call it was issued for, and a ticket whose call has exited (a second
+// Exit, an Exit of a copy kept after the first, an Exit from another
+// goroutine that lost the race) finds the generation moved on and does
+// nothing. A stale ticket can never exit, count on or read another call,
+// even one that now uses the same memory.
+//
+// The zero Ticket is a refused call's: its Exit does nothing.
+type Ticket struct {
+	e *SentinelEntry
+	// gen is the generation of the pooled entry this ticket was issued
+	// for (a multiple of 4, never 0), or 0 when e is an entry of its own
+	// that is never reused (a nested call, a timed one, one whose Context
+	// was taken): then it is exited as a *SentinelEntry is.
+	gen uint64
+}
+
+// pooledEntry is an entry that Enter reuses once its call has exited.
+// Its state is one word, so that exiting, pinning and reusing it are each
+// one compare-and-swap a stale ticket cannot slip between.
+type pooledEntry struct {
+	e SentinelEntry
+	// state is the generation (a multiple of 4), plus stateExited once the
+	// call of that generation has exited, plus statePinned once the entry
+	// must never be reused (its Context was handed out, or it was linked
+	// into a parent's list of children, which hold *SentinelEntry).
+	state atomic.Uint64
+}
+
+const (
+	stateExited = 1
+	statePinned = 2
+	stateStep   = 4
+)
+
+// entries are the exited pooledEntries, ready for their next call.
+var entries = sync.Pool{New: func() any { return new(pooledEntry) }}
+
+// Enter opens a call of the resource named resource, as Entry does, and
+// returns it as a Ticket: an admitted call that allocates nothing. A
+// refused call returns the zero Ticket and the BlockError.
+//
+// The ticket must be exited once, with Ticket.Exit; exiting it again, or
+// exiting a copy of it, does nothing. Record the call's business error with
+// Exit(WithError(err)): a ticket has no SetError, since a stray SetError
+// after the Exit could not be told from one of a later call.
+func Enter(ctx context.Context, resource string, opts ...EntryOption) (Ticket, *BlockError) {
+	return lookupResource(resource).Enter(ctx, opts...)
+}
+
+// Enter opens a call of r; see the package-level Enter.
+func (r *Resource) Enter(ctx context.Context, opts ...EntryOption) (Ticket, *BlockError) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if r.rtHist.Load() != nil {
+		e, b := r.enterTimed(&timedEntry{}, ctx, opts)
+		return Ticket{e: e}, b
+	}
+	p := entries.Get().(*pooledEntry)
+	gen := p.state.Load()&^(stateStep-1) + stateStep
+	p.state.Store(gen) // no ticket holds the entry while it is in the pool
+	e, b := r.enter(&p.e, ctx, opts)
+	if b != nil {
+		p.recycle() // a refused call returns no ticket and is in no list
+		return Ticket{}, b
+	}
+	if e.call.parent != nil {
+		// Linked under its parent, which exits it through the pointer
+		// should the parent exit first: it must never be reused.
+		p.state.Store(gen | statePinned)
+	}
+	return Ticket{e: e, gen: gen}, nil
+}
+
+// Exit ends the ticket's call, as SentinelEntry.Exit does; only the first
+// Exit of a call counts, and the Exit of a ticket whose call has exited
+// does nothing, whatever has been done with the entry since.
+func (t Ticket) Exit(opts ...ExitOption) {
+	if t.e == nil {
+		return
+	}
+	if t.gen == 0 {
+		t.e.Exit(opts...)
+		return
+	}
+	p := (*pooledEntry)(unsafe.Pointer(t.e))
+	var s uint64
+	for {
+		s = p.state.Load()
+		if s&^statePinned != t.gen {
+			return // exited, and perhaps reused since
+		}
+		if p.state.CompareAndSwap(s, s|stateExited) {
+			break
+		}
+	}
+	// This goroutine now owns the call's exit: no other ticket can get
+	// here for this generation, and the entry is reused only below.
+	t.e.Exit(opts...)
+	if s&statePinned == 0 {
+		p.recycle()
+	}
+}
+
+// Context returns a context.Context that carries the ticket's call, as
+// SentinelEntry.Context does: calls entered with it are this call's
+// children. The entry is then never reused, since the context may outlive
+// the call: the call costs the allocation Enter spared it. A ticket whose
+// call has exited returns context.Background().
+func (t Ticket) Context() context.Context {
+	if t.e == nil {
+		return context.Background()
+	}
+	if t.gen == 0 {
+		return t.e.Context()
+	}
+	p := (*pooledEntry)(unsafe.Pointer(t.e))
+	for {
+		s := p.state.Load()
+		if s&^statePinned != t.gen {
+			return context.Background()
+		}
+		if s&statePinned != 0 || p.state.CompareAndSwap(s, s|statePinned) {
+			return t.e.Context()
+		}
+	}
+}
+
+// Entered reports whether the ticket is an admitted call's (false for the
+// zero Ticket of a refused call).
+func (t Ticket) Entered() bool { return t.e != nil }
+
+// recycle clears the entry of an exited or refused call and returns it to
+// the pool. Its state keeps the generation, so that stale tickets still
+// find it moved on.
+func (p *pooledEntry) recycle() {
+	e := &p.e
+	e.call = Call{}
+	e.exited.Store(false)
+	e.linked, e.checked, e.flags, e.stripe = false, 0, 0, 0
+	e.firstChild.Store(nil)
+	e.next = nil
+	entries.Put(p)
+}
