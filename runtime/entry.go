@@ -406,6 +406,12 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	if !e.exited.CompareAndSwap(false, true) {
 		return
 	}
+	e.exit()
+}
+
+// exit counts the call's exit and releases it from its Checkers, once the
+// caller has made sure it is the call's only exit.
+func (e *SentinelEntry) exit() {
 	c := &e.call
 	if c.node == nil {
 		return // never checked, so nothing to count

@@ -31,10 +31,12 @@ type Ticket struct {
 // one compare-and-swap a stale ticket cannot slip between.
 type pooledEntry struct {
 	e SentinelEntry
-	// state is the generation (a multiple of 4), plus stateExited once the
-	// call of that generation has exited, plus statePinned once the entry
-	// must never be reused (its Context was handed out, or it was linked
-	// into a parent's list of children, which hold *SentinelEntry).
+	// state is the generation of the call the entry serves (a multiple
+	// of 4), plus statePinned once the entry must never be reused (its
+	// Context was handed out, or it was linked into a parent's list of
+	// children, which hold *SentinelEntry), plus stateExited once a pinned
+	// entry's call has exited. An unpinned entry's Exit moves it on to the
+	// next generation instead.
 	state atomic.Uint64
 }
 
@@ -44,8 +46,14 @@ const (
 	stateStep   = 4
 )
 
-// entries are the exited pooledEntries, ready for their next call.
-var entries = sync.Pool{New: func() any { return new(pooledEntry) }}
+// entries are the exited pooledEntries, ready for their next call. A new
+// one starts at the first generation; a reused one is at the generation
+// its last Exit moved it to.
+var entries = sync.Pool{New: func() any {
+	p := new(pooledEntry)
+	p.state.Store(stateStep)
+	return p
+}}
 
 // Enter opens a call of the resource named resource, as Entry does, and
 // returns it as a Ticket: an admitted call that allocates nothing. A
@@ -69,8 +77,7 @@ func (r *Resource) Enter(ctx context.Context, opts ...EntryOption) (Ticket, *Blo
 		return Ticket{e: e}, b
 	}
 	p := entries.Get().(*pooledEntry)
-	gen := p.state.Load()&^(stateStep-1) + stateStep
-	p.state.Store(gen) // no ticket holds the entry while it is in the pool
+	gen := p.state.Load() // no ticket holds it while it is in the pool
 	e, b := r.enter(&p.e, ctx, opts)
 	if b != nil {
 		p.recycle() // a refused call returns no ticket and is in no list
@@ -96,22 +103,37 @@ func (t Ticket) Exit(opts ...ExitOption) {
 		return
 	}
 	p := (*pooledEntry)(unsafe.Pointer(t.e))
-	var s uint64
 	for {
-		s = p.state.Load()
+		s := p.state.Load()
 		if s&^statePinned != t.gen {
 			return // exited, and perhaps reused since
 		}
-		if p.state.CompareAndSwap(s, s|stateExited) {
+		if s&statePinned != 0 {
+			// Reachable through a context or a parent's list, which
+			// exit it as a *SentinelEntry: exit it so, and never reuse it.
+			if p.state.CompareAndSwap(s, s|stateExited) {
+				t.e.Exit(opts...)
+				return
+			}
+			continue
+		}
+		// Moving on to the next generation is the exit: stale tickets,
+		// this one included, no longer match, and no ticket holds the
+		// next one until the entry leaves the pool again.
+		if p.state.CompareAndSwap(s, s+stateStep) {
 			break
 		}
 	}
-	// This goroutine now owns the call's exit: no other ticket can get
-	// here for this generation, and the entry is reused only below.
-	t.e.Exit(opts...)
-	if s&statePinned == 0 {
-		p.recycle()
+	// This goroutine now owns the call's exit; nothing else can reach the
+	// entry until recycle puts it back in the pool.
+	e := t.e
+	for i := range opts {
+		if err := opts[i].err; err != nil && !isBlock(err) {
+			e.call.err = err
+		}
 	}
+	e.exit()
+	p.recycle()
 }
 
 // Context returns a context.Context that carries the ticket's call, as
@@ -142,15 +164,17 @@ func (t Ticket) Context() context.Context {
 // zero Ticket of a refused call).
 func (t Ticket) Entered() bool { return t.e != nil }
 
-// recycle clears the entry of an exited or refused call and returns it to
-// the pool. Its state keeps the generation, so that stale tickets still
-// find it moved on.
+// recycle clears what the next call of the entry would not overwrite,
+// and what the pool should not keep alive (the caller's context and
+// error), and returns it to the pool. Its state keeps the generation, so
+// that stale tickets still find it moved on. An entry in the pool was
+// never linked to a parent nor a parent itself (those are pinned), and its
+// exited flag was never set (its Exit went by the generation).
 func (p *pooledEntry) recycle() {
 	e := &p.e
-	e.call = Call{}
-	e.exited.Store(false)
-	e.linked, e.checked, e.flags, e.stripe = false, 0, 0, 0
-	e.firstChild.Store(nil)
-	e.next = nil
+	c := &e.call
+	c.ctx, c.sc, c.parent, c.node, c.args, c.err = nil, nil, nil, nil, nil, nil
+	c.end, c.nargs = 0, 0
+	e.checked, e.flags, e.stripe = 0, 0, 0
 	entries.Put(p)
 }
