@@ -60,9 +60,7 @@ var entries = sync.Pool{New: func() any {
 // refused call returns the zero Ticket and the BlockError.
 //
 // The ticket must be exited once, with Ticket.Exit; exiting it again, or
-// exiting a copy of it, does nothing. Record the call's business error with
-// Exit(WithError(err)): a ticket has no SetError, since a stray SetError
-// after the Exit could not be told from one of a later call.
+// exiting a copy of it, does nothing.
 func Enter(ctx context.Context, resource string, opts ...EntryOption) (Ticket, *BlockError) {
 	return lookupResource(resource).Enter(ctx, opts...)
 }
@@ -134,6 +132,25 @@ func (t Ticket) Exit(opts ...ExitOption) {
 	}
 	e.exit()
 	p.recycle()
+}
+
+// SetError records err as the call's business error, as
+// SentinelEntry.SetError does: call it from the goroutine that exits the
+// ticket, before Exit (or pass WithError to Exit). After the call's Exit
+// it does nothing.
+func (t Ticket) SetError(err error) {
+	if t.e == nil || err == nil {
+		return
+	}
+	if t.gen == 0 {
+		t.e.SetError(err)
+		return
+	}
+	p := (*pooledEntry)(unsafe.Pointer(t.e))
+	if p.state.Load()&^statePinned != t.gen || isBlock(err) {
+		return // exited: the entry may serve another call by now
+	}
+	t.e.call.err = err
 }
 
 // Context returns a context.Context that carries the ticket's call, as

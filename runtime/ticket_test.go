@@ -80,6 +80,11 @@ func TestEnterAndExitATicketAllocateNothing(t *testing.T) {
 		tk, _ := r.Enter(ctx)
 		tk.Exit(runtime.WithError(down))
 	}), "admitted, exited with an error")
+	assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() {
+		tk, _ := r.Enter(ctx)
+		tk.SetError(down)
+		tk.Exit()
+	}), "admitted, its error set")
 
 	s.refuse.Store(true)
 	assert.EqualValues(t, 1, testing.AllocsPerRun(200, func() {
@@ -145,6 +150,7 @@ func TestAStaleTicketCannotExitAnotherCall(t *testing.T) {
 		if !raceEnabled {
 			require.Same(t, runtime.TicketEntry(stale), runtime.TicketEntry(live))
 		}
+		stale.SetError(errors.New("stale"))
 		stale.Exit(runtime.WithError(errors.New("stale")))
 		assert.Nil(t, stale.Context().Value(ctxKeyProbe{}), "a stale ticket's context carries nothing")
 		assert.EqualValues(t, 1, threads(o), "the live call is still open")
@@ -225,11 +231,16 @@ func TestATicketCountsAsAnEntry(t *testing.T) {
 	tk.Exit(runtime.WithError(errors.New("down")))
 	assert.EqualValues(t, 0, threads(r))
 	assert.EqualValues(t, 1, s.errs.Load())
+	tk, _ = r.Enter(context.Background())
+	tk.SetError(errors.New("down"))
+	tk.SetError(&runtime.BlockError{}) // never recorded
+	tk.Exit()
+	assert.EqualValues(t, 2, s.errs.Load())
 
 	s.refuse.Store(true)
 	tk, b = r.Enter(context.Background())
 	require.NotNil(t, b)
 	assert.False(t, tk.Entered())
 	tk.Exit()
-	assert.EqualValues(t, 1, s.exits.Load())
+	assert.EqualValues(t, 2, s.exits.Load())
 }
