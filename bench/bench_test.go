@@ -7,6 +7,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
@@ -111,6 +112,7 @@ func benchEntryExit(b *testing.B, resource string) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		if !entryExit(b, r, ctx) {
 			return
@@ -122,6 +124,7 @@ func benchEntryExitParallel(b *testing.B, resource string) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if !entryExit(b, r, ctx) {

@@ -6,6 +6,7 @@ import (
 	goruntime "runtime"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -72,6 +73,7 @@ func scaleResources(b *testing.B, prefix string, call func(*testing.B, *runtime.
 			}
 			held := liveHeap() - before
 			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
 			i := 0
 			for b.Loop() {
 				if !call(b, res[i], ctx) {
@@ -81,6 +83,7 @@ func scaleResources(b *testing.B, prefix string, call func(*testing.B, *runtime.
 					i = 0
 				}
 			}
+			stop()
 			if fresh && n >= 1000 { // fewer are lost in the heap's noise
 				b.ReportMetric(float64(held)/float64(n), "B/resource")
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -25,6 +26,7 @@ func benchEnterExit(b *testing.B, resource string) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		if !enterExit(b, r, ctx) {
 			return
@@ -36,6 +38,7 @@ func benchEnterExitParallel(b *testing.B, resource string) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if !enterExit(b, r, ctx) {

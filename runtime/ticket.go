@@ -46,9 +46,10 @@ const (
 	stateStep   = 4
 )
 
-// entries are the exited pooledEntries, ready for their next call. A new
-// one starts at the first generation; a reused one is at the generation
-// its last Exit moved it to.
+// entries are the exited pooledEntries that the processors' own caches
+// (entrycache.go) had no room for, ready for their next call. A new one
+// starts at the first generation; a reused one is at the generation its
+// last Exit moved it to.
 var entries = sync.Pool{New: func() any {
 	p := new(pooledEntry)
 	p.state.Store(stateStep)
@@ -74,7 +75,7 @@ func (r *Resource) Enter(ctx context.Context, opts ...EntryOption) (Ticket, *Blo
 		e, b := r.enterTimed(&timedEntry{}, ctx, opts)
 		return Ticket{e: e}, b
 	}
-	p := entries.Get().(*pooledEntry)
+	p := getEntry()
 	gen := p.state.Load() // no ticket holds it while it is in the pool
 	e, b := r.enter(&p.e, ctx, opts)
 	if b != nil {
@@ -193,5 +194,5 @@ func (p *pooledEntry) recycle() {
 	c.ctx, c.sc, c.parent, c.node, c.args, c.err = nil, nil, nil, nil, nil, nil
 	c.end, c.nargs = 0, 0
 	e.checked, e.flags, e.stripe = 0, 0, 0
-	entries.Put(p)
+	putEntry(p)
 }
