@@ -43,6 +43,7 @@ func newLimiter() *rate.Limiter { return rate.NewLimiter(rate.Limit(admitting), 
 func BenchmarkRateAllow(b *testing.B) {
 	l := newLimiter()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		if !l.Allow() {
 			b.Fatal("refused")
@@ -53,6 +54,7 @@ func BenchmarkRateAllow(b *testing.B) {
 func BenchmarkRateAllowParallel(b *testing.B) {
 	l := newLimiter()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if !l.Allow() {
@@ -74,6 +76,7 @@ func succeed() (int, error) { return 1, nil }
 func BenchmarkGobreakerExecute(b *testing.B) {
 	cb := newBreaker()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		if _, err := cb.Execute(succeed); err != nil {
 			b.Fatal(err)
@@ -84,6 +87,7 @@ func BenchmarkGobreakerExecute(b *testing.B) {
 func BenchmarkGobreakerExecuteParallel(b *testing.B) {
 	cb := newBreaker()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := cb.Execute(succeed); err != nil {
