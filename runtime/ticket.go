@@ -20,9 +20,9 @@ import (
 type Ticket struct {
 	e *SentinelEntry
 	// gen is the generation of the pooled entry this ticket was issued
-	// for (a multiple of 4, never 0), or 0 when e is an entry of its own
-	// that is never reused (a nested call, a timed one, one whose Context
-	// was taken): then it is exited as a *SentinelEntry is.
+	// for (a multiple of 4, never 0), or 0 when e was allocated for this
+	// call alone (its resource keeps a response-time histogram, whose
+	// entry is larger): then it is exited as a *SentinelEntry is.
 	gen uint64
 }
 
@@ -184,14 +184,14 @@ func (t Ticket) Entered() bool { return t.e != nil }
 
 // recycle clears what the next call of the entry would not overwrite,
 // and what the pool should not keep alive (the caller's context and
-// error), and returns it to the pool. Its state keeps the generation, so
+// error, a chain since replaced), and returns it to the pool. Its state keeps the generation, so
 // that stale tickets still find it moved on. An entry in the pool was
 // never linked to a parent nor a parent itself (those are pinned), and its
 // exited flag was never set (its Exit went by the generation).
 func (p *pooledEntry) recycle() {
 	e := &p.e
 	c := &e.call
-	c.ctx, c.sc, c.parent, c.node, c.args, c.err = nil, nil, nil, nil, nil, nil
+	c.ctx, c.sc, c.parent, c.node, c.chain, c.args, c.err = nil, nil, nil, nil, nil, nil, nil
 	c.end, c.nargs = 0, 0
 	e.checked, e.flags, e.stripe = 0, 0, 0
 	putEntry(p)
