@@ -244,3 +244,37 @@ func TestATicketCountsAsAnEntry(t *testing.T) {
 	tk.Exit()
 	assert.EqualValues(t, 2, s.exits.Load())
 }
+
+// A ticket on a resource keeping a response-time histogram has an entry of
+// its own, timed, exited once; one entered while the runtime is switched
+// off is neither checked nor counted, and its entry is reused all the same.
+func TestTicketsOfTimedAndUncheckedCalls(t *testing.T) {
+	name := t.Name()
+	s := countExits(t, name, name+"/off")
+	r := runtime.EnableRTHistogram(name)
+	tk, b := r.Enter(context.Background())
+	require.Nil(t, b)
+	tk.Exit()
+	tk.Exit()
+	h, ok := r.RTHistogram()
+	require.True(t, ok)
+	assert.EqualValues(t, 1, h.Count, "timed once")
+	assert.EqualValues(t, 1, s.exits.Load())
+	assert.EqualValues(t, 0, threads(r))
+
+	off := runtime.Declare(runtime.ResourceSpec{Name: name + "/off"})
+	runtime.SetEnabled(false)
+	t.Cleanup(func() { runtime.SetEnabled(true) })
+	tk, b = off.Enter(context.Background())
+	require.Nil(t, b)
+	tk.Exit()
+	runtime.SetEnabled(true)
+	tk2, b := off.Enter(context.Background())
+	require.Nil(t, b)
+	assert.EqualValues(t, 1, threads(off), "counted once on again")
+	tk.Exit() // stale: must not exit tk2
+	assert.EqualValues(t, 1, threads(off))
+	tk2.Exit()
+	assert.EqualValues(t, 0, threads(off))
+	assert.EqualValues(t, 2, s.exits.Load(), "the unchecked call saw no exit")
+}
