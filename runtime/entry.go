@@ -85,7 +85,7 @@ func (c *Call) OriginNode() *stat.Node {
 }
 
 // Stripe is the stat stripe the call counts on (stat.Stripe when its pass
-// was counted), for Checkers that stripe their counters by processor as
+// was counted, or when Enter took its entry), for Checkers that stripe their counters by processor as
 // package stat does: it spares them a processor lookup of their own.
 func (c *Call) Stripe() int { return int(entryOf(c).stripe) }
 
@@ -210,6 +210,9 @@ const (
 	// response-time histogram.
 	timed
 	waited // a check slept (Call.Sleep)
+	// striped: the stripe was set before the checks, from the processor
+	// that handed out the entry (Enter), sparing recordPass a lookup.
+	striped
 )
 
 // entryOf returns the entry that holds c: every Call is the first field of

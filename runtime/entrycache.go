@@ -40,18 +40,20 @@ type entryCache struct {
 // later by GOMAXPROCS use entries alone.
 var entryCaches = make([]entryCache, min(goruntime.GOMAXPROCS(0), 1024))
 
-func getEntry() *pooledEntry {
-	if pid := procPin(); pid < len(entryCaches) {
+// getEntry returns an exited entry, and the processor it was taken on.
+func getEntry() (*pooledEntry, int) {
+	pid := procPin()
+	if pid < len(entryCaches) {
 		if c := &entryCaches[pid]; c.n > 0 {
 			c.n--
 			p := c.items[c.n]
 			c.items[c.n] = nil
 			procUnpin()
-			return p
+			return p, pid
 		}
 	}
 	procUnpin()
-	return entries.Get().(*pooledEntry)
+	return entries.Get().(*pooledEntry), pid
 }
 
 func putEntry(p *pooledEntry) {

@@ -6,6 +6,7 @@ package runtime
 // the detector cannot see the exclusion a pinned processor's own list
 // relies on (entrycache.go).
 
-func getEntry() *pooledEntry { return entries.Get().(*pooledEntry) }
+// getEntry returns an exited entry, and -1: the processor is not known.
+func getEntry() (*pooledEntry, int) { return entries.Get().(*pooledEntry), -1 }
 
 func putEntry(p *pooledEntry) { entries.Put(p) }

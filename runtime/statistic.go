@@ -10,8 +10,13 @@ import "github.com/sentinelgen/sentinelgen/runtime/stat"
 // so a call writes one window for the two.
 
 func recordPass(c *Call, now int64) {
-	t := stat.TickAt(now)
-	entryOf(c).stripe = uint8(t.Stripe())
+	var t stat.Tick
+	if e := entryOf(c); e.flags&striped != 0 {
+		t = stat.TickAtStripe(now, int(e.stripe))
+	} else {
+		t = stat.TickAt(now)
+		e.stripe = uint8(t.Stripe())
+	}
 	n := int64(c.batch)
 	t.PassPair(c.node.Node, c.res.clusterStat, n)
 	if c.sc != nil && c.sc.origin != "" { // most calls have none: spare the call

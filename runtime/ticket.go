@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
 // Ticket is an admitted call opened with Enter: Entry without its one
@@ -75,8 +77,11 @@ func (r *Resource) Enter(ctx context.Context, opts ...EntryOption) (Ticket, *Blo
 		e, b := r.enterTimed(&timedEntry{}, ctx, opts)
 		return Ticket{e: e}, b
 	}
-	p := getEntry()
+	p, proc := getEntry()
 	gen := p.state.Load() // no ticket holds it while it is in the pool
+	if proc >= 0 {
+		p.e.stripe, p.e.flags = uint8(proc&(stat.Stripes()-1)), striped
+	}
 	e, b := r.enter(&p.e, ctx, opts)
 	if b != nil {
 		p.recycle() // a refused call returns no ticket and is in no list
