@@ -153,10 +153,14 @@ func (t Ticket) SetError(err error) {
 		return
 	}
 	p := (*pooledEntry)(unsafe.Pointer(t.e))
-	if p.state.Load()&^statePinned != t.gen || isBlock(err) {
+	switch s := p.state.Load(); {
+	case s&^statePinned != t.gen:
 		return // exited: the entry may serve another call by now
+	case s&statePinned != 0:
+		t.e.SetError(err) // a parent may have exited it through the pointer
+	case !isBlock(err):
+		t.e.call.err = err
 	}
-	t.e.call.err = err
 }
 
 // Context returns a context.Context that carries the ticket's call, as
