@@ -1,6 +1,10 @@
 package bench
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
+)
 
 // entrySized has the size and pointer layout class of runtime.SentinelEntry
 // (128 bytes, with pointers): allocating one is the floor of an
@@ -18,6 +22,7 @@ var sink *entrySized
 // scavenger and page faults weigh on every GC cycle).
 func BenchmarkAllocEntrySized(b *testing.B) {
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		sink = &entrySized{}
 	}
@@ -25,6 +30,7 @@ func BenchmarkAllocEntrySized(b *testing.B) {
 
 func BenchmarkAllocEntrySizedParallel(b *testing.B) {
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		var local *entrySized
 		for pb.Next() {

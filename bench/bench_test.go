@@ -7,6 +7,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 	"golang.org/x/time/rate"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
@@ -42,6 +43,7 @@ func newLimiter() *rate.Limiter { return rate.NewLimiter(rate.Limit(admitting), 
 func BenchmarkRateAllow(b *testing.B) {
 	l := newLimiter()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		if !l.Allow() {
 			b.Fatal("refused")
@@ -52,6 +54,7 @@ func BenchmarkRateAllow(b *testing.B) {
 func BenchmarkRateAllowParallel(b *testing.B) {
 	l := newLimiter()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if !l.Allow() {
@@ -73,6 +76,7 @@ func succeed() (int, error) { return 1, nil }
 func BenchmarkGobreakerExecute(b *testing.B) {
 	cb := newBreaker()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		if _, err := cb.Execute(succeed); err != nil {
 			b.Fatal(err)
@@ -83,6 +87,7 @@ func BenchmarkGobreakerExecute(b *testing.B) {
 func BenchmarkGobreakerExecuteParallel(b *testing.B) {
 	cb := newBreaker()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := cb.Execute(succeed); err != nil {
@@ -111,6 +116,7 @@ func benchEntryExit(b *testing.B, resource string) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	for b.Loop() {
 		if !entryExit(b, r, ctx) {
 			return
@@ -122,6 +128,7 @@ func benchEntryExitParallel(b *testing.B, resource string) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if !entryExit(b, r, ctx) {

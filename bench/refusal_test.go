@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -99,4 +100,44 @@ func BenchmarkEntryRefusedBreaker(b *testing.B) { benchRefused(b, resRefusedBrea
 
 func BenchmarkEntryRefusedBreakerParallel(b *testing.B) {
 	benchRefusedParallel(b, resRefusedBreakerParallel)
+}
+
+// The refusals again, with calls opened by Enter: no entry at all.
+
+func enterRefused(b *testing.B, r *runtime.Resource, ctx context.Context) bool {
+	t, blk := r.Enter(ctx)
+	if blk == nil {
+		t.Exit()
+		b.Error("admitted")
+		return false
+	}
+	return true
+}
+
+func BenchmarkEnterRefusedFlow(b *testing.B) {
+	loadRefusingRules(b)
+	r := runtime.Declare(runtime.ResourceSpec{Name: resRefusedFlow})
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
+	for b.Loop() {
+		if !enterRefused(b, r, ctx) {
+			return
+		}
+	}
+}
+
+func BenchmarkEnterRefusedFlowParallel(b *testing.B) {
+	loadRefusingRules(b)
+	r := runtime.Declare(runtime.ResourceSpec{Name: resRefusedFlowParallel})
+	ctx := context.Background()
+	b.ReportAllocs()
+	defer webtest.CPUTimer(b)()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if !enterRefused(b, r, ctx) {
+				return
+			}
+		}
+	})
 }

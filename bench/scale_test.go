@@ -6,6 +6,7 @@ import (
 	goruntime "runtime"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -44,12 +45,18 @@ func flowAndBreaker(b *testing.B, resources []string, extraRules int) {
 	})
 }
 
-func BenchmarkScaleResources(b *testing.B) {
+func BenchmarkScaleResources(b *testing.B) { scaleResources(b, "bench-scale", entryExit) }
+
+// BenchmarkScaleResourcesEnter is the same, with calls opened by
+// Resource.Enter (no allocation).
+func BenchmarkScaleResourcesEnter(b *testing.B) { scaleResources(b, "bench-scale-enter", enterExit) }
+
+func scaleResources(b *testing.B, prefix string, call func(*testing.B, *runtime.Resource, context.Context) bool) {
 	for _, n := range []int{1, 100, 1000, 6000} {
 		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
 			names := make([]string, n)
 			for i := range names {
-				names[i] = fmt.Sprintf("bench-scale-%d-%d", n, i)
+				names[i] = fmt.Sprintf("%s-%d-%d", prefix, n, i)
 			}
 			// Measured on the first run only: later ones (-count) find
 			// the resources made.
@@ -62,19 +69,21 @@ func BenchmarkScaleResources(b *testing.B) {
 			flowAndBreaker(b, names, 0)
 			ctx := context.Background()
 			for _, r := range res { // bind every chain before timing
-				entryExit(b, r, ctx)
+				call(b, r, ctx)
 			}
 			held := liveHeap() - before
 			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
 			i := 0
 			for b.Loop() {
-				if !entryExit(b, res[i], ctx) {
+				if !call(b, res[i], ctx) {
 					return
 				}
 				if i++; i == n {
 					i = 0
 				}
 			}
+			stop()
 			if fresh && n >= 1000 { // fewer are lost in the heap's noise
 				b.ReportMetric(float64(held)/float64(n), "B/resource")
 			}

@@ -137,8 +137,16 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 	if w.batch > 1 {
 		opts = append(opts, rt("WithBatchCount").Call(jen.Lit(w.batch)))
 	}
+	// A method without a context hands nested calls no entry to link to:
+	// its call is a Ticket, whose entry is reused once it exits, so that
+	// the wrapper allocates nothing at all. A method with one passes the
+	// entry's context on, which may outlive the call: its entry is its own.
+	enter, entryType := "Entry", jen.Op("*").Add(rt("SentinelEntry"))
+	if w.ctxParam < 0 {
+		enter, entryType = "Enter", rt("Ticket")
+	}
 	entry := func(extra ...jen.Code) *jen.Statement {
-		return jen.Id(w.resVar).Dot("Entry").Call(append(append([]jen.Code{ctx}, extra...), opts...)...)
+		return jen.Id(w.resVar).Dot(enter).Call(append(append([]jen.Code{ctx}, extra...), opts...)...)
 	}
 	if len(w.args) == 0 {
 		body.List(jen.Id(l.entry), jen.Id(l.block)).Op(":=").Add(entry())
@@ -148,7 +156,7 @@ func (g *fileGen) body(body *jen.Group, w *wrapper, l locals) {
 			boxed[i] = jen.Id(l.params[a])
 		}
 		body.Var().Defs(
-			jen.Id(l.entry).Op("*").Add(rt("SentinelEntry")),
+			jen.Id(l.entry).Add(entryType),
 			jen.Id(l.block).Op("*").Add(rt("BlockError")),
 		)
 		body.If(jen.Id(w.resVar).Dot("NeedsArgs").Call()).Block(

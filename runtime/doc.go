@@ -21,6 +21,40 @@
 //	var getOrder = runtime.Declare(runtime.ResourceSpec{Name: "getOrder"})
 //	e, b := getOrder.Entry(ctx)
 //
+// # Calls that allocate nothing: Enter and Ticket
+//
+// Entry allocates the call's entry, 128 bytes, and never reuses it, so
+// that a stray Exit of a *SentinelEntry can only ever touch its own call.
+// Enter opens the same call, with the same checks and counts, and returns
+// a Ticket, a value: the entry behind it is reused once the call exits,
+// so a call allocates nothing.
+//
+//	t, b := getOrder.Enter(ctx)
+//	if b != nil {
+//		return nil, b
+//	}
+//	defer t.Exit()
+//	order, err := s.find(id)
+//	t.SetError(err)
+//
+// The rule for tickets: exit each once, and do not use a ticket after its
+// Exit. Breaking it is harmless: a ticket carries the generation of its
+// call, and every method of a ticket whose call has exited (a second Exit,
+// an Exit of a copy, an Exit from another goroutine that lost the race,
+// an Exit long after the entry began serving another call) does nothing.
+// It can never exit, count on or record an error on another call, so no
+// count of calls in flight leaks or goes negative. SetError, like
+// SentinelEntry's, must not race with the ticket's own Exit.
+//
+// Ticket.Context hands out the entry, as SentinelEntry.Context does, for
+// nested calls to link to; since such a context may outlive the call, an
+// entry whose context was taken is never reused, and the call costs the
+// allocation Enter spared it. A call entered under a parent entry, or on a
+// resource keeping a response-time histogram, has an entry of its own too.
+// Generated wrappers open their calls with Enter when the method takes no
+// context.Context, and with Entry when it does (they hand the entry's
+// context to the method).
+//
 // # Contexts and the node tree
 //
 // Sentinel's context travels in a context.Context. EnterContext names an
@@ -54,6 +88,7 @@
 // # What users call, and what slot and adapter authors implement
 //
 // Protecting code takes Entry, SentinelEntry (Exit, Context, SetError),
+// Enter and Ticket (the same, allocating nothing),
 // the EntryOptions (WithArgs, WithTrafficType, WithResourceType,
 // WithBatchCount, WithPrioritized), WithError, EnterContext and
 // ContextName, Declare and ResourceSpec, BlockError and ErrBlocked.

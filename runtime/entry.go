@@ -85,7 +85,7 @@ func (c *Call) OriginNode() *stat.Node {
 }
 
 // Stripe is the stat stripe the call counts on (stat.Stripe when its pass
-// was counted), for Checkers that stripe their counters by processor as
+// was counted, or when Enter took its entry), for Checkers that stripe their counters by processor as
 // package stat does: it spares them a processor lookup of their own.
 func (c *Call) Stripe() int { return int(entryOf(c).stripe) }
 
@@ -210,6 +210,9 @@ const (
 	// response-time histogram.
 	timed
 	waited // a check slept (Call.Sleep)
+	// striped: the stripe was set before the checks, from the processor
+	// that handed out the entry (Enter), sparing recordPass a lookup.
+	striped
 )
 
 // entryOf returns the entry that holds c: every Call is the first field of
@@ -406,6 +409,12 @@ func (e *SentinelEntry) Exit(opts ...ExitOption) {
 	if !e.exited.CompareAndSwap(false, true) {
 		return
 	}
+	e.exit()
+}
+
+// exit counts the call's exit and releases it from its Checkers, once the
+// caller has made sure it is the call's only exit.
+func (e *SentinelEntry) exit() {
 	c := &e.call
 	if c.node == nil {
 		return // never checked, so nothing to count
@@ -453,14 +462,24 @@ func (e *SentinelEntry) exitSlow() {
 // error-count circuit breakers. Block errors are never recorded. Call it
 // from the goroutine that exits the entry, before Exit.
 func (e *SentinelEntry) SetError(err error) {
-	if e == nil || err == nil || e.exited.Load() {
-		return
-	}
-	var b *BlockError
-	if errors.As(err, &b) {
+	if e == nil || err == nil || e.exited.Load() || isBlock(err) {
 		return
 	}
 	e.call.err = err
+}
+
+// isBlock reports whether err is or wraps a *BlockError. An error that
+// wraps nothing is answered without errors.As, whose target would cost
+// the call an allocation.
+func isBlock(err error) bool {
+	switch err := err.(type) {
+	case *BlockError:
+		return true
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+		var b *BlockError
+		return errors.As(err, &b)
+	}
+	return false
 }
 
 // Context returns a context.Context that carries this entry: calls entered

@@ -48,7 +48,7 @@ func logBlock(c *Call, b *BlockError, now int64) {
 	if b.shared {
 		id = b // every block it stands for has the same resource, type and rule
 	}
-	blockLog.AddFor(&c.res.blockHint, id, now, c.res.name, b.blockType.String(), b.rule, callOrigin(c), int64(c.batch))
+	blockLog.AddFor(&c.res.blockHint, id, now, c.res.name, b.blockType.String(), b.rule, callOrigin(c), int64(c.batch), c.Stripe())
 }
 
 // CountDryRunBlock records that a dry-run rule of type t, rule, would have

@@ -9,7 +9,7 @@ import (
 
 // Observer sees protected calls as they are entered, refused and exited,
 // wherever they come from: generated wrappers, the HTTP and gRPC adapters
-// and the web framework adapters all open calls through Entry, so an
+// and the web framework adapters all open calls through Entry or Enter, so an
 // Observer reaches every one of them without a change to any. It is what
 // a tracing adapter registers (package sentinelotel puts refused calls on
 // the caller's span); Java's counterpart is the StatisticSlot's entry and

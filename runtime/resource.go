@@ -78,8 +78,10 @@ type Resource struct {
 
 	blockHint blocklog.Hint // the block log's fast path for this resource
 	// blocks counts blocked calls by BlockType, for metrics: monotonic,
-	// written on the blocked path only.
-	blocks [len(blockTypeNames)]atomic.Int64
+	// written on the blocked path only, striped by processor so that a
+	// storm of refusals on both cores shares no line; nil until the first
+	// block.
+	blocks atomic.Pointer[[]blockLine]
 	// dryRunBlocks counts, by BlockType, the calls dry-run rules would
 	// have blocked; dryRunHint is the block log's fast path for them.
 	dryRunBlocks [len(blockTypeNames)]atomic.Int64
@@ -234,11 +236,21 @@ func (r *Resource) ClusterNode() *ClusterNode { return r.cluster }
 // type t blocked since the process started. It only grows; package
 // runtime/metrics exports it as blocks by type.
 func (r *Resource) BlockCount(t BlockType) int64 {
-	if int(t) >= len(r.blocks) {
+	lines := r.blocks.Load()
+	if lines == nil || int(t) >= len(blockTypeNames) {
 		return 0
 	}
-	return r.blocks[t].Load()
+	var n int64
+	for i := range *lines {
+		n += (*lines)[i][t].Load()
+	}
+	return n
 }
+
+// blockLine is one stripe's count of blocks by BlockType: one cache line
+// (a slice of them is allocated in a size class of its own size, so each
+// starts a line).
+type blockLine [len(blockTypeNames)]atomic.Int64
 
 // DryRunBlockCount is the number of calls (batch counts included) that
 // dry-run rules of type t would have blocked since the process started:
@@ -293,11 +305,20 @@ func (r *Resource) Protected() bool { return r.chain().n > 0 }
 
 // countBlock adds n blocks by a rule of type t; an unknown type counts as
 // BlockCustom.
-func (r *Resource) countBlock(t BlockType, n int64) {
-	if t == 0 || int(t) >= len(r.blocks) {
+func (r *Resource) countBlock(t BlockType, n int64, stripe int) {
+	if t == 0 || int(t) >= len(blockTypeNames) {
 		t = BlockCustom
 	}
-	r.blocks[t].Add(n)
+	lines := r.blocks.Load()
+	if lines == nil {
+		fresh := make([]blockLine, stat.Stripes())
+		if !r.blocks.CompareAndSwap(nil, &fresh) {
+			lines = r.blocks.Load()
+		} else {
+			lines = &fresh
+		}
+	}
+	(*lines)[stripe&(len(*lines)-1)][t].Add(n)
 }
 
 // NeedsArgs reports whether a slot bound to the resource reads call

@@ -10,8 +10,7 @@ import "github.com/sentinelgen/sentinelgen/runtime/stat"
 // so a call writes one window for the two.
 
 func recordPass(c *Call, now int64) {
-	t := stat.TickAt(now)
-	entryOf(c).stripe = uint8(t.Stripe())
+	t := tickOf(c, now)
 	n := int64(c.batch)
 	t.PassPair(c.node.Node, c.res.clusterStat, n)
 	if c.sc != nil && c.sc.origin != "" { // most calls have none: spare the call
@@ -24,10 +23,22 @@ func recordPass(c *Call, now int64) {
 	}
 }
 
-func recordBlock(c *Call, now int64) {
+// tickOf locates now on the call's stripe: the one Enter found when it
+// took the entry, else the current processor's, which the call then keeps.
+func tickOf(c *Call, now int64) stat.Tick {
+	e := entryOf(c)
+	if e.flags&striped != 0 {
+		return stat.TickAtStripe(now, int(e.stripe))
+	}
 	t := stat.TickAt(now)
+	e.stripe, e.flags = uint8(t.Stripe()), e.flags|striped
+	return t
+}
+
+func recordBlock(c *Call, now int64) {
+	t := tickOf(c, now)
 	n := int64(c.batch)
-	c.res.countBlock(c.BlockError().blockType, n)
+	c.res.countBlock(c.BlockError().blockType, n, t.Stripe())
 	t.BlockPair(c.node.Node, c.res.clusterStat, n)
 	if c.sc != nil && c.sc.origin != "" { // most calls have none: spare the call
 		if o := c.OriginNode(); o != nil {

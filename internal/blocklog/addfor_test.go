@@ -24,18 +24,18 @@ func TestBlocksAddedByIDCountOnTheirKeysLines(t *testing.T) {
 	id := &struct{ _ int }{} // what the runtime passes: its shared BlockError
 	var hint blocklog.Hint
 	var wg sync.WaitGroup
-	for range 4 {
+	for g := range 4 {
 		wg.Go(func() {
-			for range 500 {
-				a.AddFor(&hint, id, t0+10, "getOrder", "flow", r, "", 1)
+			for i := range 500 {
+				a.AddFor(&hint, id, t0+10, "getOrder", "flow", r, "", 1, g+i) // every stripe, and past them
 			}
 		})
 	}
 	wg.Wait()
-	a.AddFor(&hint, id, t0+20, "getOrder", "flow", r, "app-x", 1) // another origin: another line
-	a.Add(&hint, t0+30, "getOrder", "flow", r, "", 3)             // the same key without id
-	a.AddFor(&hint, nil, t0+40, "getOrder", "flow", r, "", 5)     // a nil id is Add
-	a.AddFor(&hint, id, t0+1000, "getOrder", "flow", r, "", 1)    // the next second
+	a.AddFor(&hint, id, t0+20, "getOrder", "flow", r, "app-x", 1, 0) // another origin: another line
+	a.Add(&hint, t0+30, "getOrder", "flow", r, "", 3)                // the same key without id
+	a.AddFor(&hint, nil, t0+40, "getOrder", "flow", r, "", 5, 0)     // a nil id is Add
+	a.AddFor(&hint, id, t0+1000, "getOrder", "flow", r, "", 1, 0)    // the next second
 
 	lines := c.lines(t)
 	require.Len(t, lines, 2, "the first second's lines, one per origin")

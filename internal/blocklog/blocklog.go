@@ -68,6 +68,7 @@ import (
 	"time"
 
 	"github.com/sentinelgen/sentinelgen/internal/safetext"
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
 // MaxKeys bounds the distinct (resource, type, rule, origin) keys of one
@@ -115,27 +116,52 @@ type key struct {
 // entry is one key's count in one second. blocks is added to without the
 // lock by callers holding the entry in a Hint; closedBit marks an entry
 // whose count was taken (written), after which adds go to a new entry.
+//
+// The count is striped by processor, a cache line each, apart from the
+// fields callers compare: a storm of blocks on both cores would otherwise
+// bounce one line between them on every block. Each stripe is closed on
+// its own when the count is taken; an add lands in a stripe before its
+// close, and is counted, or fails and goes to the next entry.
 type entry struct {
 	k      key
 	sec    int64
 	rule   any
-	id     any // AddFor's id of the block that made the entry, if any
-	blocks atomic.Int64
+	id     any           // AddFor's id of the block that made the entry, if any
+	blocks []stripeCount // stat.Stripes() of them
+}
+
+type stripeCount struct {
+	v atomic.Int64
+	_ [56]byte
 }
 
 const closedBit = 1 << 62
 
-// tryAdd adds n unless the entry was taken.
-func (e *entry) tryAdd(n int64) bool {
+func newEntry(k key, sec int64, rule, id any) *entry {
+	return &entry{k: k, sec: sec, rule: rule, id: id, blocks: make([]stripeCount, stat.Stripes())}
+}
+
+// tryAdd adds n on stripe s unless the entry was taken.
+func (e *entry) tryAdd(n int64, s int) bool {
+	c := &e.blocks[s&(len(e.blocks)-1)].v
 	for {
-		v := e.blocks.Load()
+		v := c.Load()
 		if v&closedBit != 0 {
 			return false
 		}
-		if e.blocks.CompareAndSwap(v, v+n) {
+		if c.CompareAndSwap(v, v+n) {
 			return true
 		}
 	}
+}
+
+// take closes the entry and returns its count.
+func (e *entry) take() int64 {
+	var n int64
+	for i := range e.blocks {
+		n += e.blocks[i].v.Or(closedBit) &^ closedBit
+	}
+	return n
 }
 
 // Hint remembers, for one caller (the runtime keeps one per resource), the
@@ -183,10 +209,11 @@ func (a *Aggregator) Add(h *Hint, now int64, resource, typ string, rule any, ori
 // passes the same id for every block of the same resource, type and rule
 // (the runtime's shared BlockError), so that a storm of them finds its
 // entry in h by id and origin, without comparing the rest of the key. A
-// nil id is Add.
-func (a *Aggregator) AddFor(h *Hint, id any, now int64, resource, typ string, rule any, origin string, n int64) {
+// nil id is Add. stripe is the caller's processor stripe (stat.Stripe),
+// the part of the count it adds to.
+func (a *Aggregator) AddFor(h *Hint, id any, now int64, resource, typ string, rule any, origin string, n int64, stripe int) {
 	if id != nil && h != nil {
-		if e := h.e.Load(); e != nil && e.id == id && e.sec >= now/1000 && e.k.origin == origin && e.tryAdd(n) {
+		if e := h.e.Load(); e != nil && e.id == id && e.sec >= now/1000 && e.k.origin == origin && e.tryAdd(n, stripe) {
 			return
 		}
 	}
@@ -208,7 +235,7 @@ func (a *Aggregator) add(h *Hint, id any, now int64, k key, n int64) {
 	}
 	sec := now / 1000
 	if h != nil {
-		if e := h.e.Load(); e != nil && e.sec >= sec && e.k == k && e.tryAdd(n) {
+		if e := h.e.Load(); e != nil && e.sec >= sec && e.k == k && e.tryAdd(n, 0) {
 			return
 		}
 	}
@@ -222,13 +249,13 @@ func (a *Aggregator) add(h *Hint, id any, now int64, k key, n int64) {
 	// A block of an earlier second (a call that read the clock just before
 	// the second turned) counts in the current one.
 	if e := a.entries[k]; e != nil {
-		e.tryAdd(n) // entries in the map are open: only takeLocked closes them
+		e.tryAdd(n, 0) // entries in the map are open: only takeLocked closes them
 		if h != nil {
 			h.e.Store(e)
 		}
 	} else if len(a.entries) < MaxKeys {
-		e := &entry{k: k, sec: a.sec, rule: rule, id: id}
-		e.blocks.Store(n)
+		e := newEntry(k, a.sec, rule, id)
+		e.blocks[0].v.Store(n)
 		a.entries[k] = e
 		a.order = append(a.order, e)
 		if h != nil {
@@ -284,7 +311,7 @@ func (a *Aggregator) takeLocked() *pending {
 	p := &pending{sec: a.sec, entries: make([]*entry, len(a.order)), totals: make([]int64, len(a.order)), dropped: a.dropped}
 	for i, e := range a.order {
 		p.entries[i] = e
-		p.totals[i] = e.blocks.Or(closedBit) &^ closedBit
+		p.totals[i] = e.take()
 	}
 	clear(a.entries)
 	clear(a.order)

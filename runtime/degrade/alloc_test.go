@@ -44,6 +44,13 @@ func TestAdmittedCallsAllocateOnlyTheEntry(t *testing.T) {
 				e.Exit()
 			})
 			assert.LessOrEqual(t, allocs, 1.0)
+			assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() {
+				tk, b := r.Enter(ctx)
+				if b != nil {
+					t.Fatal(b)
+				}
+				tk.Exit()
+			}), "Enter")
 			assert.Len(t, degrade.Breakers(), 1)
 		})
 	}
@@ -82,6 +89,12 @@ func TestRefusedCallsAllocateOnlyTheEntry(t *testing.T) {
 		}
 	})
 	assert.Equal(t, 1.0, allocs)
+	assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() {
+		if tk, b := r.Enter(ctx); b == nil {
+			tk.Exit()
+			t.Fatal("admitted")
+		}
+	}), "Enter: no entry, the breaker's one BlockError")
 	_, again := r.Entry(ctx)
 	assert.Same(t, first, again, "one BlockError for every refusal by the breaker")
 	assert.Equal(t, runtime.BlockDegrade, again.BlockType())

@@ -109,3 +109,35 @@ func TestAdmittedAndRefusedCallsAllocateOnce(t *testing.T) {
 	assert.Equal(t, 1.0, admitted)
 	assert.Equal(t, 1.0, refused)
 }
+
+// A call opened with Enter allocates nothing, admitted or refused: its
+// entry is reused, and a refusal returns the rule's one BlockError.
+func TestEnterAllocatesNothingAdmittedOrRefused(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates, and its sync.Pool drops entries")
+	}
+	load(t, qps("enter-admit", 1e12), qps("enter-refuse", 0),
+		flow.Rule{Resource: "enter-threads", Count: 1e12})
+	ctx := context.Background()
+	for _, name := range []string{"enter-admit", "enter-threads"} {
+		r := runtime.Declare(runtime.ResourceSpec{Name: name})
+		tk, _ := r.Enter(ctx) // binds the chain, creates nodes and gates
+		tk.Exit()
+		assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() {
+			tk, b := r.Enter(ctx)
+			if b != nil {
+				t.Fatal(b)
+			}
+			tk.Exit()
+		}), name)
+	}
+	refuse := runtime.Declare(runtime.ResourceSpec{Name: "enter-refuse"})
+	_, first := refuse.Enter(ctx)
+	require.NotNil(t, first)
+	assert.EqualValues(t, 0, testing.AllocsPerRun(200, func() {
+		if tk, b := refuse.Enter(ctx); b == nil {
+			tk.Exit()
+			t.Fatal("admitted")
+		}
+	}), "refused")
+}

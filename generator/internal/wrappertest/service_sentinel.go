@@ -373,13 +373,13 @@ func Plain(ctx context.Context, id int64) (int64, error) {
 // NewCounter calls newCounter as the Sentinel resource "apiNewCounter".
 func NewCounter(n int) (r0 Counter, r1 error) {
 	var (
-		e *runtime.SentinelEntry
+		e runtime.Ticket
 		b *runtime.BlockError
 	)
 	if sentinel_newCounter.NeedsArgs() {
-		e, b = sentinel_newCounter.Entry(context.Background(), runtime.WithArgs(n))
+		e, b = sentinel_newCounter.Enter(context.Background(), runtime.WithArgs(n))
 	} else {
-		e, b = sentinel_newCounter.Entry(context.Background())
+		e, b = sentinel_newCounter.Enter(context.Background())
 	}
 	if b != nil {
 		r1 = b

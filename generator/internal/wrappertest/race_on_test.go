@@ -1,0 +1,5 @@
+//go:build race
+
+package wrappertest
+
+const raceEnabled = true
