@@ -38,10 +38,18 @@ type Config[R any] struct {
 type Engine[R any] struct {
 	Config[R]
 	routes routeCache
+	// opts are every entry's options, built once: inbound, web, and room
+	// for the hot-parameter arguments of the calls that need them.
+	opts [3]runtime.EntryOption
 }
 
 // New returns an Engine configured by cfg.
-func New[R any](cfg Config[R]) *Engine[R] { return &Engine[R]{Config: cfg} }
+func New[R any](cfg Config[R]) *Engine[R] {
+	return &Engine[R]{Config: cfg, opts: [3]runtime.EntryOption{
+		runtime.WithTrafficType(runtime.Inbound),
+		runtime.WithResourceType(resourceType),
+	}}
+}
 
 // Target resolves the resource request r (with method, routed by pattern,
 // "" when no pattern matched, to the URL path path) is protected as: a
@@ -90,11 +98,17 @@ func (g *Engine[R]) Target(r R, method, pattern, path string) (*runtime.Resource
 // context shares the entry's allocation.
 func (g *Engine[R]) Enter(ctx context.Context, r R, res *runtime.Resource, name string) (*runtime.SentinelEntry, *runtime.BlockError) {
 	ctxName, origin := g.context(r, res, name)
-	opts, n := g.options(r, res, name)
-	if res == nil {
-		return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, opts[:n]...)
+	if g.Args != nil && NeedsArgs(res, name) {
+		opts := g.withArgs(r)
+		if res == nil {
+			return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, opts[:]...)
+		}
+		return res.EntryInContext(ctx, ctxName, origin, opts[:]...)
 	}
-	return res.EntryInContext(ctx, ctxName, origin, opts[:n]...)
+	if res == nil {
+		return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, g.opts[:2]...)
+	}
+	return res.EntryInContext(ctx, ctxName, origin, g.opts[:2]...)
 }
 
 // EnterWith is Enter that also returns a zero T of the request's own: in
@@ -110,8 +124,11 @@ func EnterWith[T, R any](g *Engine[R], ctx context.Context, r R, res *runtime.Re
 		return e, new(T), nil
 	}
 	ctxName, origin := g.context(r, res, name)
-	opts, n := g.options(r, res, name)
-	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts[:n]...)
+	if g.Args != nil && res.NeedsArgs() {
+		opts := g.withArgs(r)
+		return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts[:]...)
+	}
+	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, g.opts[:2]...)
 }
 
 // context is the Sentinel context's name and the caller's origin.
@@ -129,18 +146,12 @@ func (g *Engine[R]) context(r R, res *runtime.Resource, name string) (string, st
 	return name, origin
 }
 
-// options are the entry's: inbound, web, and the hot-parameter arguments
-// when a rule on the resource reads them.
-func (g *Engine[R]) options(r R, res *runtime.Resource, name string) ([3]runtime.EntryOption, int) {
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(runtime.Inbound),
-		runtime.WithResourceType(resourceType),
-	}
-	if g.Args != nil && NeedsArgs(res, name) {
-		opts[2] = runtime.WithArgs(g.Args(r)...)
-		return opts, 3
-	}
-	return opts, 2
+// withArgs is the entry's options with the hot-parameter arguments of r,
+// for a call that a rule reads them in.
+func (g *Engine[R]) withArgs(r R) [3]runtime.EntryOption {
+	opts := g.opts
+	opts[2] = runtime.WithArgs(g.Args(r)...)
+	return opts
 }
 
 // NeedsArgs reports whether a call to res (or, when nil, the resource

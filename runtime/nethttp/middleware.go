@@ -208,7 +208,9 @@ func (c *middlewareConfig) block(w http.ResponseWriter, r *http.Request, b *runt
 // requests get this answer.
 func DefaultBlockHandler(w http.ResponseWriter, _ *http.Request, _ *runtime.BlockError) {
 	h := w.Header()
-	h.Del("Content-Length") // as http.Error: it might be for some other content
+	// As http.Error: it might be for some other content. The key is
+	// canonical already: delete spares Del's canonicalising it.
+	delete(h, "Content-Length")
 	// Each value is a slice of its own with no room to grow, so that a
 	// later Header().Add appends to a copy, never to the shared array.
 	h["Retry-After"] = blockAnswer.retryAfter[:1:1]
