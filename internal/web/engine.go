@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"sync"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -94,21 +95,25 @@ func (g *Engine[R]) Target(r R, method, pattern, path string) (*runtime.Resource
 }
 
 // Enter opens the inbound entry of r for the target Target resolved, in
-// ctx, the request's context. Once the resource exists its Sentinel
-// context shares the entry's allocation.
+// ctx, the request's context. Once the resource exists the entry is the
+// call's one allocation: in the shared web context when that is the
+// request's, with a Sentinel context of its own in the same allocation
+// otherwise (an origin, WithWebContextUnify(false)).
 func (g *Engine[R]) Enter(ctx context.Context, r R, res *runtime.Resource, name string) (*runtime.SentinelEntry, *runtime.BlockError) {
-	ctxName, origin := g.context(r, res, name)
+	opts := g.opts[:2]
+	var withArgs [3]runtime.EntryOption
 	if g.Args != nil && NeedsArgs(res, name) {
-		opts := g.withArgs(r)
-		if res == nil {
-			return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, opts[:]...)
-		}
-		return res.EntryInContext(ctx, ctxName, origin, opts[:]...)
+		withArgs = g.withArgs(r)
+		opts = withArgs[:]
 	}
-	if res == nil {
-		return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, g.opts[:2]...)
+	ctxName, origin := g.context(r, res, name)
+	switch {
+	case res == nil:
+		return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, opts...)
+	case origin == "" && !g.SeparateContexts:
+		return res.EntryInSharedContext(ctx, webContext(), opts...)
 	}
-	return res.EntryInContext(ctx, ctxName, origin, g.opts[:2]...)
+	return res.EntryInContext(ctx, ctxName, origin, opts...)
 }
 
 // EnterWith is Enter that also returns a zero T of the request's own: in
@@ -123,13 +128,24 @@ func EnterWith[T, R any](g *Engine[R], ctx context.Context, r R, res *runtime.Re
 		}
 		return e, new(T), nil
 	}
-	ctxName, origin := g.context(r, res, name)
+	opts := g.opts[:2]
+	var withArgs [3]runtime.EntryOption
 	if g.Args != nil && res.NeedsArgs() {
-		opts := g.withArgs(r)
-		return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts[:]...)
+		withArgs = g.withArgs(r)
+		opts = withArgs[:]
 	}
-	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, g.opts[:2]...)
+	ctxName, origin := g.context(r, res, name)
+	if origin == "" && !g.SeparateContexts {
+		return runtime.EntryInSharedContextWith[T](res, ctx, webContext(), opts...)
+	}
+	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts...)
 }
+
+// webContext is the Sentinel context ContextName without an origin,
+// which most requests are entered in, resolved once on first use.
+var webContext = sync.OnceValue(func() *runtime.SharedContext {
+	return runtime.NewSharedContext(ContextName, "")
+})
 
 // context is the Sentinel context's name and the caller's origin.
 func (g *Engine[R]) context(r R, res *runtime.Resource, name string) (string, string) {
