@@ -21,6 +21,7 @@ package rpcguard
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -31,22 +32,77 @@ import (
 // lives in the entry's allocation), and with the arguments args returns
 // when a hot-parameter rule applies to the resource (args may be nil).
 func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType, args func() []any) (*runtime.SentinelEntry, *runtime.BlockError) {
+	res := recentResource(name)
 	opts := [3]runtime.EntryOption{
 		runtime.WithTrafficType(traffic),
 		runtime.WithResourceType(runtime.RPC),
 	}
 	n := 2
-	if args != nil && web.NeedsArgs(nil, name) {
+	if args != nil && web.NeedsArgs(res, name) {
 		opts[2] = runtime.WithArgs(args()...)
 		n = 3
 	}
-	if origin == "" {
-		return runtime.Entry(ctx, name, opts[:n]...)
+	if res == nil {
+		if origin == "" {
+			e, b := runtime.Entry(ctx, name, opts[:n]...)
+			remember(name, e)
+			return e, b
+		}
+		res = runtime.LookupResource(name)
 	}
-	if res := runtime.LookupResource(name); res != nil {
-		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+	switch {
+	case res == nil:
+		return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
+	case origin == "":
+		return res.Entry(ctx, opts[:n]...)
 	}
-	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
+	return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+}
+
+// The resources of recent calls' names, in slots picked by a hash of a few
+// of the name's bytes, each taken by the first name that lands in it and
+// never replaced: a call finds its resource there with one comparison,
+// which for the framework's own name string is a pointer comparison,
+// instead of the runtime's lookup by name.
+var recent [recentSlots]atomic.Pointer[named]
+
+type named struct {
+	name string
+	res  *runtime.Resource
+}
+
+const recentSlots = 64 // a power of two
+
+func recentSlot(name string) *atomic.Pointer[named] {
+	n := len(name)
+	if n == 0 {
+		return &recent[0]
+	}
+	return &recent[(n*7+int(name[n-1])*3+int(name[n/2]))&(recentSlots-1)]
+}
+
+// recentResource is the resource of name when a slot holds it, else nil.
+func recentResource(name string) *runtime.Resource {
+	if r := recentSlot(name).Load(); r != nil && r.name == name {
+		return r.res
+	}
+	return nil
+}
+
+// remember keeps the resource e (nil when refused) was entered on, when it
+// is the one named name (not the runtime's overflow resource) and its
+// slot is free.
+func remember(name string, e *runtime.SentinelEntry) {
+	if e == nil {
+		return
+	}
+	slot := recentSlot(name)
+	if slot.Load() != nil {
+		return
+	}
+	if res := e.Resource(); res != nil && res.Name() == name {
+		slot.CompareAndSwap(nil, &named{name: name, res: res})
+	}
 }
 
 // Exit exits e after a call that returned err, recording err as the

@@ -95,8 +95,9 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r) // not protected
 		return
 	}
-	// The Sentinel context, the entry, the handler's request and the
-	// status writer in one allocation. They are the request's own, never
+	// The entry, the handler's request and the status writer in one
+	// allocation (with the request's Sentinel context, when it has an
+	// origin or a context of its own). They are the request's own, never
 	// pooled: a handler that keeps its request or writer past returning
 	// cannot reach another request's through them.
 	var e *runtime.SentinelEntry
