@@ -2,7 +2,7 @@ package web
 
 import (
 	"context"
-	"sync"
+	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -142,10 +142,18 @@ func EnterWith[T, R any](g *Engine[R], ctx context.Context, r R, res *runtime.Re
 }
 
 // webContext is the Sentinel context ContextName without an origin,
-// which most requests are entered in, resolved once on first use.
-var webContext = sync.OnceValue(func() *runtime.SharedContext {
-	return runtime.NewSharedContext(ContextName, "")
-})
+// which most requests are entered in, resolved on first use (a race of
+// first uses resolves it more than once, to the same context).
+func webContext() *runtime.SharedContext {
+	if sc := sharedWebContext.Load(); sc != nil {
+		return sc
+	}
+	sc := runtime.NewSharedContext(ContextName, "")
+	sharedWebContext.Store(sc)
+	return sc
+}
+
+var sharedWebContext atomic.Pointer[runtime.SharedContext]
 
 // context is the Sentinel context's name and the caller's origin.
 func (g *Engine[R]) context(r R, res *runtime.Resource, name string) (string, string) {
