@@ -45,7 +45,9 @@ func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType
 	if res == nil {
 		if origin == "" {
 			e, b := runtime.Entry(ctx, name, opts[:n]...)
-			remember(name, e)
+			if slot := recentSlot(name); e != nil && slot.Load() == nil {
+				remember(slot, name, e.Resource())
+			}
 			return e, b
 		}
 		res = runtime.LookupResource(name)
@@ -71,14 +73,14 @@ type named struct {
 	res  *runtime.Resource
 }
 
-const recentSlots = 64 // a power of two
+const recentSlots = 256 // a power of two
 
 func recentSlot(name string) *atomic.Pointer[named] {
 	n := len(name)
 	if n == 0 {
 		return &recent[0]
 	}
-	return &recent[(n*7+int(name[n-1])*3+int(name[n/2]))&(recentSlots-1)]
+	return &recent[(n*7+int(name[n-1])*3+int(name[n/2])+int(name[n*3/4])*5+int(name[n/4])*9)&(recentSlots-1)]
 }
 
 // recentResource is the resource of name when a slot holds it, else nil.
@@ -89,18 +91,26 @@ func recentResource(name string) *runtime.Resource {
 	return nil
 }
 
-// remember keeps the resource e (nil when refused) was entered on, when it
-// is the one named name (not the runtime's overflow resource) and its
-// slot is free.
-func remember(name string, e *runtime.SentinelEntry) {
-	if e == nil {
-		return
-	}
+// Resource is runtime.LookupResource(name), found in the slots of recent
+// names when one holds it.
+func Resource(name string) *runtime.Resource {
 	slot := recentSlot(name)
-	if slot.Load() != nil {
-		return
+	r := slot.Load()
+	if r != nil && r.name == name {
+		return r.res
 	}
-	if res := e.Resource(); res != nil && res.Name() == name {
+	res := runtime.LookupResource(name)
+	if r == nil {
+		remember(slot, name, res)
+	}
+	return res
+}
+
+// remember keeps res (nil when unknown) in slot, the slot of name, when it
+// is the resource named name (not the runtime's overflow resource) and
+// the slot is free.
+func remember(slot *atomic.Pointer[named], name string, res *runtime.Resource) {
+	if res != nil && res.Name() == name {
 		slot.CompareAndSwap(nil, &named{name: name, res: res})
 	}
 }

@@ -134,13 +134,14 @@ type routeCache struct {
 const recentSlots = 64 // a power of two
 
 // recentSlot picks pattern's slot in routeCache.recent from its length and
-// two of its bytes: patterns of one router differ in length or near the end.
+// four of its bytes: patterns of one router differ in length or in some of
+// them, most often near the end.
 func recentSlot(pattern string) int {
 	n := len(pattern)
 	if n == 0 {
 		return 0
 	}
-	return (n*7 + int(pattern[n-1])*3 + int(pattern[n/2])) & (recentSlots - 1)
+	return (n*7 + int(pattern[n-1])*3 + int(pattern[n/2]) + int(pattern[n*3/4])*5 + int(pattern[n/4])*9) & (recentSlots - 1)
 }
 
 func (c *routeCache) get(pattern string) *route {
