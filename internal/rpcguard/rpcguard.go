@@ -32,7 +32,7 @@ import (
 // lives in the entry's allocation), and with the arguments args returns
 // when a hot-parameter rule applies to the resource (args may be nil).
 func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType, args func() []any) (*runtime.SentinelEntry, *runtime.BlockError) {
-	res := recentResource(name)
+	res := Resource(name)
 	opts := [3]runtime.EntryOption{
 		runtime.WithTrafficType(traffic),
 		runtime.WithResourceType(runtime.RPC),
@@ -42,23 +42,15 @@ func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType
 		opts[2] = runtime.WithArgs(args()...)
 		n = 3
 	}
-	if res == nil {
-		if origin == "" {
-			e, b := runtime.Entry(ctx, name, opts[:n]...)
-			if slot := recentSlot(name); e != nil && slot.Load() == nil {
-				remember(slot, name, e.Resource())
-			}
-			return e, b
-		}
-		res = runtime.LookupResource(name)
-	}
 	switch {
-	case res == nil:
-		return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
-	case origin == "":
+	case res != nil && origin == "":
 		return res.Entry(ctx, opts[:n]...)
+	case res != nil:
+		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+	case origin == "":
+		return runtime.Entry(ctx, name, opts[:n]...) // the first call: it makes the resource
 	}
-	return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
 }
 
 // The resources of recent calls' names, in slots picked by a hash of a few
@@ -81,14 +73,6 @@ func recentSlot(name string) *atomic.Pointer[named] {
 		return &recent[0]
 	}
 	return &recent[(n*7+int(name[n-1])*3+int(name[n/2])+int(name[n*3/4])*5+int(name[n/4])*9)&(recentSlots-1)]
-}
-
-// recentResource is the resource of name when a slot holds it, else nil.
-func recentResource(name string) *runtime.Resource {
-	if r := recentSlot(name).Load(); r != nil && r.name == name {
-		return r.res
-	}
-	return nil
 }
 
 // Resource is runtime.LookupResource(name), found in the slots of recent
