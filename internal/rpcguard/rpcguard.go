@@ -33,25 +33,31 @@ import (
 // when a hot-parameter rule applies to the resource (args may be nil).
 func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType, args func() []any) (*runtime.SentinelEntry, *runtime.BlockError) {
 	res := Resource(name)
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(traffic),
-		runtime.WithResourceType(runtime.RPC),
+	opts := outboundOptions[:]
+	if traffic == runtime.Inbound {
+		opts = inboundOptions[:]
 	}
-	n := 2
+	var withArgs [3]runtime.EntryOption
 	if args != nil && web.NeedsArgs(res, name) {
-		opts[2] = runtime.WithArgs(args()...)
-		n = 3
+		withArgs = [3]runtime.EntryOption{opts[0], opts[1], runtime.WithArgs(args()...)}
+		opts = withArgs[:]
 	}
 	switch {
 	case res != nil && origin == "":
-		return res.Entry(ctx, opts[:n]...)
+		return res.Entry(ctx, opts...)
 	case res != nil:
-		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts...)
 	case origin == "":
-		return runtime.Entry(ctx, name, opts[:n]...) // the first call: it makes the resource
+		return runtime.Entry(ctx, name, opts...) // the first call: it makes the resource
 	}
-	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
+	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts...)
 }
+
+// The entry options of inbound and outbound calls, built once.
+var (
+	inboundOptions  = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.RPC)}
+	outboundOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Outbound), runtime.WithResourceType(runtime.RPC)}
+)
 
 // The resources of recent calls' names, in slots picked by a hash of a few
 // of the name's bytes, each taken by the first name that lands in it and
