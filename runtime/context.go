@@ -62,6 +62,10 @@ var (
 		Bytes:    MaxContexts * (capmap.EntryOverhead + 256),
 		KeyBytes: 1 << 10,
 	}, func(name string) int { return len(name) })
+	// recentEntrance is the named entrance entrance last found: an inbound
+	// adapter enters one context name on every request, which this finds
+	// with a comparison instead of a table lookup.
+	recentEntrance       atomic.Pointer[EntranceNode]
 	overflowEntranceUsed atomic.Bool
 	contextsCapWarned    atomic.Bool
 
@@ -137,8 +141,12 @@ func entrance(name string) *EntranceNode {
 		overflowEntranceUsed.Store(true)
 		return overflowEntrance
 	}
+	if n := recentEntrance.Load(); n != nil && n.name == name {
+		return n
+	}
 	n, ok := entranceTable.LoadOrCreate(name, false, func() *EntranceNode { return &EntranceNode{name: name} })
 	if ok {
+		recentEntrance.Store(n)
 		return n
 	}
 	overflowEntranceUsed.Store(true)

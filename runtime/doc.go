@@ -119,7 +119,9 @@
 //
 // Writing an adapter (a web framework, an RPC system) takes EntryWith and
 // EntryInContextWith, which keep an adapter's per-call state in the
-// entry's one allocation; a tracing adapter registers an Observer
+// entry's one allocation, and SharedContext (EntryInSharedContextWith),
+// a Sentinel context resolved once for the calls an adapter enters in the
+// same context with the same origin; a tracing adapter registers an Observer
 // (AddObserver); a client of a server the rules depend on (a cluster
 // store, a rule source) reports its outages through a Dependency
 // (NewDependency).

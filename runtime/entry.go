@@ -326,13 +326,16 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 	}
 	// A fresh entry is zero: calls in the default context and outside any
 	// parent store neither, sparing them the pointer writes (and, while
-	// the GC marks, their write barriers).
-	sc, parent := contextOf(ctx)
-	if sc != defaultContext {
-		c.sc = sc
-	}
-	if parent != nil {
-		c.parent = parent
+	// the GC marks, their write barriers). A shared context's is set
+	// already, for a ctx without a Sentinel context (sharedcontext.go).
+	sc, parent := c.sc, (*SentinelEntry)(nil)
+	if sc == nil {
+		if sc, parent = contextOf(ctx); sc != defaultContext {
+			c.sc = sc
+		}
+		if parent != nil {
+			c.parent = parent
+		}
 	}
 	if disabled.Load() {
 		return e, nil // switched off: unchecked and uncounted, as Java's entry without a chain

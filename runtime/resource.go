@@ -52,6 +52,10 @@ type Resource struct {
 	// defaultNode is the node in the default context, the common case,
 	// kept apart from nodes so that finding it is one load.
 	defaultNode atomic.Pointer[DefaultNode]
+	// named is the node in the first named context the resource was
+	// entered in: inbound adapters enter every request in one named
+	// context, whose node this finds with one load.
+	named       atomic.Pointer[namedNode]
 	cluster     *ClusterNode
 	clusterStat *stat.Node // cluster.Node, one load nearer
 	// rtHist is the response-time histogram, nil while off (the common
@@ -338,10 +342,19 @@ func (r *Resource) node(sc *sentinelContext, parent *SentinelEntry, c *Call) *De
 		if n := r.defaultNode.Load(); n != nil {
 			return n
 		}
+	} else if nn := r.named.Load(); nn != nil && nn.entrance == sc.entrance {
+		return nn.node
 	} else if n, ok := r.nodes.Load(sc.entrance); ok {
 		return n
 	}
 	return r.newNode(sc, parent, c)
+}
+
+// namedNode is a resource's node in a named context, and that context's
+// entrance.
+type namedNode struct {
+	entrance *EntranceNode
+	node     *DefaultNode
 }
 
 // newNode is node for a context the resource has no node in yet; c is the
@@ -370,6 +383,9 @@ func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry, c *Call) 
 		// The table holds a node per entrance, and entrances are bounded:
 		// it never refuses.
 		n, _ = r.nodes.LoadOrCreate(sc.entrance, true, r.newDefaultNode)
+		if r.named.Load() == nil {
+			r.named.Store(&namedNode{entrance: sc.entrance, node: n})
+		}
 	}
 	if parent != nil && parent.call.node != nil {
 		parent.call.node.children.add(n)

@@ -52,3 +52,7 @@ func BenchmarkEchoRefused(b *testing.B) {
 	e.GET("/bench/order/:id", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
 	webtest.BenchRefused(b, webtest.ServeHTTP(e, "/bench/order/42"))
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }

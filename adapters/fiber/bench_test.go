@@ -108,3 +108,7 @@ func serveGets(b *testing.B, h fasthttp.RequestHandler, target string) {
 	}
 	stop()
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }

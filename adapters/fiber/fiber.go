@@ -58,16 +58,13 @@ import (
 // Middleware returns fiber middleware that protects every request it runs
 // for as an inbound resource named after the route that serves it.
 func Middleware(opts ...Option) fiber.Handler {
-	cfg := config{web: web.Config[*fiber.Ctx]{ErrorStatus: nethttp.ServerError}}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	engine := web.New(cfg.web)
+	cfg := web.Apply[*fiber.Ctx, blockFunc](nethttp.ServerError, opts)
+	engine := web.New(cfg.Config)
 	routes := &routeIndex{}
 	return func(c *fiber.Ctx) error {
 		pattern := routes.pattern(c)
 		path := ""
-		if pattern == "" && cfg.web.UnmatchedPath {
+		if pattern == "" && cfg.UnmatchedPath {
 			path = strings.Clone(c.Path()) // the resource keeps it; fasthttp reuses its bytes
 		}
 		res, name := engine.Target(c, c.Method(), pattern, path)
@@ -77,7 +74,7 @@ func Middleware(opts ...Option) fiber.Handler {
 		parent := c.UserContext()
 		e, b := engine.Enter(parent, c, res, name)
 		if b != nil {
-			return cfg.block(c, b)
+			return block(&cfg, c, b)
 		}
 		c.SetUserContext(e.Context())
 		defer c.SetUserContext(parent)
@@ -128,9 +125,9 @@ func DefaultBlockHandler(c *fiber.Ctx, _ *runtime.BlockError) error {
 	return c.Status(fiber.StatusTooManyRequests).SendString(web.BlockMessage + "\n")
 }
 
-func (c *config) block(fc *fiber.Ctx, b *runtime.BlockError) error {
-	if c.blockHandler != nil {
-		return c.blockHandler(fc, b)
+func block(c *config, fc *fiber.Ctx, b *runtime.BlockError) error {
+	if c.BlockHandler != nil {
+		return c.BlockHandler(fc, b)
 	}
 	return DefaultBlockHandler(fc, b)
 }

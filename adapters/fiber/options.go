@@ -13,10 +13,12 @@ import (
 // a *fiber.Ctx where nethttp's take an *http.Request.
 type Option func(*config)
 
-type config struct {
-	web          web.Config[*fiber.Ctx]
-	blockHandler func(c *fiber.Ctx, b *runtime.BlockError) error
-}
+// config is the shared option set of the adapters that take a
+// framework's own request type (internal/web).
+type config = web.Options[*fiber.Ctx, blockFunc]
+
+// blockFunc is the type of WithBlockHandler's handler.
+type blockFunc = func(c *fiber.Ctx, b *runtime.BlockError) error
 
 // WithURLCleaner rewrites the resource name (Spring's UrlCleaner), for
 // example to fold path segments that carry IDs into one resource. It
@@ -25,7 +27,7 @@ type config struct {
 // applies, is added to what it returns. Returning "" leaves the request
 // unprotected. What it returns must stay valid after the handler returns.
 func WithURLCleaner(clean func(c *fiber.Ctx, resource string) string) Option {
-	return func(cfg *config) { cfg.web.Cleaner = clean }
+	return Option(web.URLCleaner[*fiber.Ctx, blockFunc](clean))
 }
 
 // WithArgs passes arguments to hot-parameter rules on the resource; fn is
@@ -33,28 +35,28 @@ func WithURLCleaner(clean func(c *fiber.Ctx, resource string) string) Option {
 // (strings.Clone, c.Params(name, "") with fiber's Immutable setting): the
 // rule keeps the values it counts.
 func WithArgs(fn func(c *fiber.Ctx) []any) Option {
-	return func(cfg *config) { cfg.web.Args = fn }
+	return Option(web.Args[*fiber.Ctx, blockFunc](fn))
 }
 
 // WithErrorStatus sets which response statuses are the route's errors,
 // for error-ratio and error-count breakers; nethttp.ServerError (5xx) by
 // default, nil for none.
 func WithErrorStatus(isError func(code int) bool) Option {
-	return func(cfg *config) { cfg.web.ErrorStatus = isError }
+	return Option(web.ErrorStatus[*fiber.Ctx, blockFunc](isError))
 }
 
 // WithMethodPrefix names resources "GET:/api/order/:id" (Spring's
 // http-method-specify); methods other than RFC 9110's and PATCH are named
 // "OTHER", since clients choose them.
 func WithMethodPrefix() Option {
-	return func(cfg *config) { cfg.web.MethodPrefix = true }
+	return Option(web.MethodPrefix[*fiber.Ctx, blockFunc]())
 }
 
 // WithWebContextUnify(false) enters each request in a Sentinel context
 // named after its resource instead of nethttp.ContextName (Spring's
 // web-context-unify=false), so chain rules can name a route.
 func WithWebContextUnify(unify bool) Option {
-	return func(cfg *config) { cfg.web.SeparateContexts = !unify }
+	return Option(web.WebContextUnify[*fiber.Ctx, blockFunc](unify))
 }
 
 // WithUnmatchedPath protects requests that no route matches under their
@@ -62,14 +64,14 @@ func WithWebContextUnify(unify bool) Option {
 // they make (see runtime/nethttp), but pair it with a cleaner that folds
 // them into few names.
 func WithUnmatchedPath() Option {
-	return func(cfg *config) { cfg.web.UnmatchedPath = true }
+	return Option(web.UnmatchedPath[*fiber.Ctx, blockFunc]())
 }
 
 // WithOriginParser sets how the caller's origin is read (Sentinel's
 // RequestOriginParser), for authority rules, limitApp and per-origin
 // statistics. The origin must stay valid after the handler returns.
 func WithOriginParser(parse func(c *fiber.Ctx) string) Option {
-	return func(cfg *config) { cfg.web.Origin = parse }
+	return Option(web.OriginParser[*fiber.Ctx, blockFunc](parse))
 }
 
 // OriginFromHeader returns an origin parser that reads the named request
@@ -81,5 +83,5 @@ func OriginFromHeader(name string) func(c *fiber.Ctx) string {
 // WithBlockHandler answers refused requests (Spring's
 // BlockExceptionHandler) instead of DefaultBlockHandler.
 func WithBlockHandler(h func(c *fiber.Ctx, b *runtime.BlockError) error) Option {
-	return func(cfg *config) { cfg.blockHandler = h }
+	return Option(web.BlockHandler[*fiber.Ctx, blockFunc](h))
 }

@@ -1,6 +1,8 @@
 package sentinelfiber
 
 import (
+	"hash/maphash"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -31,6 +33,7 @@ type index struct {
 	position map[*fiber.Route]int  // each route's place in its method's stack
 	serving  map[*fiber.Route]bool // the routes not registered with Use
 	route    fasthttp.RequestHandler
+	found    routeMemo
 }
 
 // probe is one lookup: the request's method and path as fiber routes them
@@ -38,9 +41,12 @@ type index struct {
 // found.
 type probe struct {
 	ctx    fasthttp.RequestCtx
-	after  int    // the middleware's place: only a route from there on serves
-	served string // the path of the route that serves, "" when none does
+	after  int     // the middleware's place: only a route from there on serves
+	served *string // the path of the route that serves; noRoute when none does
 }
+
+// noRoute is the probe's answer when no route serves the request.
+var noRoute = new(string)
 
 // probeKey is the user value of a probe's request context that holds the
 // probe.
@@ -68,16 +74,76 @@ func (x *routeIndex) pattern(c *fiber.Ctx) string {
 	if idx.serving[cur] {
 		return cur.Path // registered on the route itself, which fiber matched
 	}
+	method, path := c.Method(), c.Path()
+	key := memoKey(at, method, path)
+	if served := idx.found.get(key); served != nil {
+		return *served
+	}
 	p := probes.Get().(*probe)
 	defer probes.Put(p)
-	p.after, p.served = at, ""
-	p.ctx.Request.Header.SetMethod(c.Method())
+	p.after, p.served = at, noRoute
+	p.ctx.Request.Header.SetMethod(method)
 	// c.Path is the path fiber routes on, unescaped if the app says so:
 	// the router takes it as it is (SetPath, UnescapePath off), so that a
 	// "%3F" unescaped to "?" stays in the path.
-	p.ctx.URI().SetPath(c.Path())
+	p.ctx.URI().SetPath(path)
 	idx.route(&p.ctx)
-	return p.served
+	idx.found.put(key, p.served)
+	return *p.served
+}
+
+// routeMemo remembers which route the probe found for a request, so that
+// a request like it (the same method and path, from the same place) is
+// named without routing it again: most traffic repeats its paths. It has
+// a fixed number of slots, picked by a seeded 64-bit hash of the request,
+// each holding the hash and the route's path; a new request takes its
+// slot over. Remembering allocates nothing and keeps no path of the
+// client's, so paths the clients choose cost no memory; two requests
+// with one hash would share an answer, which, the seed being random, no
+// client can arrange.
+type routeMemo struct {
+	mu    sync.Mutex // serialises writers
+	slots [memoSlots]struct {
+		key    atomic.Uint64 // 0 while empty or being written
+		served atomic.Pointer[string]
+	}
+}
+
+const memoSlots = 1024 // a power of two
+
+var memoSeed = maphash.MakeSeed()
+
+// memoKey is the hash of a request with method and path for the
+// middleware at place at of its method's stack, never 0.
+func memoKey(at int, method, path string) uint64 {
+	k := maphash.String(memoSeed, path) ^ bits.RotateLeft64(maphash.String(memoSeed, method), 17) ^ uint64(at)*0x9e3779b97f4a7c15
+	return k | 1
+}
+
+// get returns the served path remembered for key, nil when none is.
+func (m *routeMemo) get(key uint64) *string {
+	s := &m.slots[key&(memoSlots-1)]
+	if s.key.Load() != key {
+		return nil
+	}
+	served := s.served.Load()
+	if s.key.Load() != key { // rewritten meanwhile
+		return nil
+	}
+	return served
+}
+
+// put remembers served for key. A writer that finds another writing
+// leaves it be: remembering is only a shortcut.
+func (m *routeMemo) put(key uint64, served *string) {
+	if !m.mu.TryLock() {
+		return
+	}
+	s := &m.slots[key&(memoSlots-1)]
+	s.key.Store(0)
+	s.served.Store(served)
+	s.key.Store(key)
+	m.mu.Unlock()
 }
 
 func (x *routeIndex) get(app *fiber.App) *index {
@@ -121,7 +187,8 @@ func build(app *fiber.App, handlers uint32) *index {
 			if len(serving) > 0 && sameRoute(&serving[0], r) {
 				serving = serving[1:]
 				idx.serving[r] = true
-				router.Add(methods[m], r.Path, serves(at, r.Path))
+				path := r.Path
+				router.Add(methods[m], r.Path, serves(at, &path))
 			}
 		}
 	}
@@ -140,7 +207,7 @@ func sameRoute(dup, route *fiber.Route) bool {
 // method's stack, path: it serves the probe's request unless it comes
 // before the middleware, when the router goes on to the next route that
 // matches.
-func serves(at int, path string) fiber.Handler {
+func serves(at int, path *string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		p := c.Context().UserValue(probeKey).(*probe)
 		if at < p.after {

@@ -1,6 +1,7 @@
 package sentinelfiber
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gofiber/fiber/v2"
@@ -61,10 +62,28 @@ func TestTheIndexNamesTheRouteFiberServes(t *testing.T) {
 	for _, cfg := range configs {
 		var named string
 		h := indexedApp(cfg, patterns, &named)
-		for _, path := range paths {
-			served, name := servedAndNamed(h, &named, fiber.MethodGet, path)
-			assert.Equal(t, served, name, "path %q case-sensitive %v strict %v unescape %v",
-				path, cfg.CaseSensitive, cfg.StrictRouting, cfg.UnescapePath)
+		for range 2 { // the second time, from what the index remembers
+			for _, path := range paths {
+				served, name := servedAndNamed(h, &named, fiber.MethodGet, path)
+				assert.Equal(t, served, name, "path %q case-sensitive %v strict %v unescape %v",
+					path, cfg.CaseSensitive, cfg.StrictRouting, cfg.UnescapePath)
+			}
+		}
+	}
+}
+
+// The index remembers what it found for a request in a slot that later
+// requests take over: more paths than slots, each asked twice, are all
+// named as fiber serves them.
+func TestTheIndexNamesRoutesRightWhenItForgets(t *testing.T) {
+	var named string
+	h := indexedApp(fiber.Config{}, []string{"/api/order/:id<int>", "/api/order/:id", "/api/:kind/:id"}, &named)
+	for range 2 {
+		for i := range 3 * memoSlots {
+			for _, path := range []string{fmt.Sprintf("/api/order/%d", i), fmt.Sprintf("/api/order/x%d", i), fmt.Sprintf("/api/k%d/1", i)} {
+				served, name := servedAndNamed(h, &named, fiber.MethodGet, path)
+				require.Equal(t, served, name, path)
+			}
 		}
 	}
 }

@@ -50,3 +50,7 @@ func BenchmarkGinRefused(b *testing.B) {
 	r.GET("/bench/order/:id", func(c *gin.Context) { c.Status(http.StatusOK) })
 	webtest.BenchRefused(b, webtest.ServeHTTP(r, "/bench/order/42"))
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }

@@ -48,3 +48,37 @@ func BenchmarkGoFrame(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }
+
+// BenchmarkGoFrameRefused is BenchmarkGoFrame's adapter case with a flow
+// rule that refuses every request, answered by default, beside GoFrame
+// answering 429 itself without the adapter.
+func BenchmarkGoFrameRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/refused/:id")
+	var srv *ghttp.Server
+	serve(b, func(s *ghttp.Server) {
+		srv = s
+		s.Group("/", func(group *ghttp.RouterGroup) {
+			group.GET("/bench/busy/:id", func(r *ghttp.Request) {
+				r.Response.WriteHeader(http.StatusTooManyRequests)
+				r.Response.Write("busy\n")
+			})
+			group.Middleware(sentinelgoframe.Middleware())
+			group.GET("/bench/refused/:id", func(r *ghttp.Request) { r.Response.WriteHeader(http.StatusOK) })
+		})
+	})
+	for _, path := range []string{"/bench/busy/42", "/bench/refused/42"} {
+		b.Run(path[len("/bench/"):len(path)-len("/42")], func(b *testing.B) {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			w := webtest.NewWriter()
+			webtest.BenchRefused(b, func() int {
+				w.Code = 0
+				srv.ServeHTTP(w, req)
+				return w.Code
+			})
+		})
+	}
+}

@@ -52,3 +52,7 @@ func BenchmarkGorillaMuxRefused(b *testing.B) {
 	r.HandleFunc("/bench/order/{id}", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	webtest.BenchRefused(b, webtest.ServeHTTP(r, "/bench/order/42"))
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }

@@ -46,3 +46,19 @@ func BenchmarkGoZero(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }
+
+// BenchmarkGoZeroRefused is BenchmarkGoZero's adapter case with a flow
+// rule that refuses every request, answered by default.
+func BenchmarkGoZeroRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/:id")
+	rt := router.NewRouter()
+	h := sentinelgozero.Middleware()(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	if err := rt.Handle(http.MethodGet, "/bench/order/:id", h); err != nil {
+		b.Fatal(err)
+	}
+	webtest.BenchRefused(b, webtest.ServeHTTP(rt, "/bench/order/42"))
+}

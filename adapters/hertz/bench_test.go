@@ -51,3 +51,27 @@ func BenchmarkHertz(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }
+
+// BenchmarkHertzRefused is BenchmarkHertz's adapter case with a flow rule
+// that refuses every request, answered by default.
+func BenchmarkHertzRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/:id")
+	h := server.New(server.WithDisablePrintRoute(true))
+	h.Use(sentinelhertz.Middleware())
+	h.GET("/bench/order/:id", func(ctx context.Context, c *app.RequestContext) { c.Status(http.StatusOK) })
+	if err := h.Init(); err != nil {
+		b.Fatal(err)
+	}
+	c := h.NewContext()
+	webtest.BenchRefused(b, func() int {
+		c.ResetWithoutConn()
+		c.Request.SetRequestURI("/bench/order/42")
+		c.Request.Header.SetMethod(http.MethodGet)
+		h.ServeHTTP(context.Background(), c)
+		return c.Response.StatusCode()
+	})
+}

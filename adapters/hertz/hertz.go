@@ -48,18 +48,15 @@ import (
 // Middleware returns Hertz middleware that protects every request it runs
 // for as an inbound resource named after the route that serves it.
 func Middleware(opts ...Option) app.HandlerFunc {
-	cfg := config{web: web.Config[*app.RequestContext]{ErrorStatus: nethttp.ServerError}}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	engine := web.New(cfg.web)
+	cfg := web.Apply[*app.RequestContext, blockFunc](nethttp.ServerError, opts)
+	engine := web.New(cfg.Config)
 	return func(ctx context.Context, c *app.RequestContext) {
 		pattern := c.FullPath()
 		method, path := "", ""
-		if cfg.web.MethodPrefix {
+		if cfg.MethodPrefix {
 			method = methodOf(c.Method())
 		}
-		if pattern == "" && cfg.web.UnmatchedPath {
+		if pattern == "" && cfg.UnmatchedPath {
 			path = string(c.Path()) // a copy: the resource keeps it
 		}
 		res, name := engine.Target(c, method, pattern, path)
@@ -69,7 +66,7 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		}
 		e, b := engine.Enter(ctx, c, res, name)
 		if b != nil {
-			cfg.block(ctx, c, b)
+			block(&cfg, ctx, c, b)
 			c.Abort()
 			return
 		}
@@ -107,9 +104,9 @@ func DefaultBlockHandler(_ context.Context, c *app.RequestContext, _ *runtime.Bl
 
 var textPlain = []byte("text/plain; charset=utf-8")
 
-func (c *config) block(ctx context.Context, rc *app.RequestContext, b *runtime.BlockError) {
-	if c.blockHandler != nil {
-		c.blockHandler(ctx, rc, b)
+func block(c *config, ctx context.Context, rc *app.RequestContext, b *runtime.BlockError) {
+	if c.BlockHandler != nil {
+		c.BlockHandler(ctx, rc, b)
 		return
 	}
 	DefaultBlockHandler(ctx, rc, b)

@@ -43,3 +43,21 @@ func BenchmarkIris(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }
+
+// BenchmarkIrisRefused is BenchmarkIris's adapter case with a flow rule
+// that refuses every request, answered by default.
+func BenchmarkIrisRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/order/{id}")
+	a := iris.New()
+	a.Logger().SetLevel("disable")
+	a.Use(sentineliris.Middleware())
+	a.Get("/bench/order/{id}", func(ctx iris.Context) { ctx.StatusCode(http.StatusOK) })
+	if err := a.Build(); err != nil {
+		b.Fatal(err)
+	}
+	webtest.BenchRefused(b, webtest.ServeHTTP(a, "/bench/order/42"))
+}

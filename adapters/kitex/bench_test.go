@@ -49,3 +49,24 @@ func BenchmarkKitex(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }
+
+// BenchmarkKitexRefused is BenchmarkKitex's adapter case with a flow rule
+// that refuses every call.
+func BenchmarkKitexRefused(b *testing.B) {
+	webtest.Refuse(b, "OrderService/GetOrder")
+	h := sentinelkitex.ServerMiddleware()(func(ctx context.Context, req, resp any) error { return nil })
+	ctx := serverContext()
+	if err := h(ctx, nil, nil); err == nil {
+		b.Fatal("admitted")
+	}
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		_ = h(ctx, nil, nil)
+	}
+	stop()
+}

@@ -126,12 +126,25 @@ func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method s
 // before. Method names come off the wire (a generic server takes any), so
 // the names kept are capped; past the cap a name is built per call, and
 // the runtime's own cap on resources applies to it.
+//
+// In front of the kept names, recentNames holds names in slots picked by
+// a hash of a few bytes of the method, each taken by the first pair that
+// lands in it and never replaced: a call finds its name there with two
+// comparisons, which for Kitex's own strings are pointer comparisons,
+// instead of hashing the pair.
 func resourceName(service, method string) string {
 	if service == "" {
 		return method
 	}
+	slot := recentName(service, method)
+	if r := slot.Load(); r != nil && r.method == method && r.service == service {
+		return r.name
+	}
 	key := serviceMethod{service, method}
 	if name, ok := names.Load(key); ok {
+		if slot.Load() == nil {
+			slot.CompareAndSwap(nil, &serviceMethodName{key, name.(string)})
+		}
 		return name.(string)
 	}
 	name := service + "/" + method
@@ -142,6 +155,21 @@ func resourceName(service, method string) string {
 }
 
 type serviceMethod struct{ service, method string }
+
+type serviceMethodName struct {
+	serviceMethod
+	name string
+}
+
+var recentNames [64]atomic.Pointer[serviceMethodName]
+
+func recentName(service, method string) *atomic.Pointer[serviceMethodName] {
+	n := len(method)
+	if n == 0 {
+		return &recentNames[0]
+	}
+	return &recentNames[(n*7+int(method[n-1])*3+int(method[n/2])+len(service))&(len(recentNames)-1)]
+}
 
 // maxNames caps the names resourceName keeps.
 const maxNames = 4096

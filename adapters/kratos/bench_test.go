@@ -61,3 +61,24 @@ func BenchmarkKratos(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the adapter's cost over the framework is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }
+
+// BenchmarkKratosRefused is BenchmarkKratos's adapter case with a flow
+// rule that refuses every call.
+func BenchmarkKratosRefused(b *testing.B) {
+	webtest.Refuse(b, benchTransport{}.Operation())
+	h := sentinelkratos.Server()(func(ctx context.Context, req any) (any, error) { return req, nil })
+	ctx := transport.NewServerContext(context.Background(), benchTransport{headerCarrier{}})
+	if _, err := h(ctx, "req"); err == nil {
+		b.Fatal("admitted")
+	}
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		_, _ = h(ctx, "req")
+	}
+	stop()
+}

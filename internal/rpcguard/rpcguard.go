@@ -21,6 +21,7 @@ package rpcguard
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -31,22 +32,77 @@ import (
 // lives in the entry's allocation), and with the arguments args returns
 // when a hot-parameter rule applies to the resource (args may be nil).
 func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType, args func() []any) (*runtime.SentinelEntry, *runtime.BlockError) {
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(traffic),
-		runtime.WithResourceType(runtime.RPC),
+	res := Resource(name)
+	opts := outboundOptions[:]
+	if traffic == runtime.Inbound {
+		opts = inboundOptions[:]
 	}
-	n := 2
-	if args != nil && web.NeedsArgs(nil, name) {
-		opts[2] = runtime.WithArgs(args()...)
-		n = 3
+	var withArgs [3]runtime.EntryOption
+	if args != nil && web.NeedsArgs(res, name) {
+		withArgs = [3]runtime.EntryOption{opts[0], opts[1], runtime.WithArgs(args()...)}
+		opts = withArgs[:]
 	}
-	if origin == "" {
-		return runtime.Entry(ctx, name, opts[:n]...)
+	switch {
+	case res != nil && origin == "":
+		return res.Entry(ctx, opts...)
+	case res != nil:
+		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts...)
+	case origin == "":
+		return runtime.Entry(ctx, name, opts...) // the first call: it makes the resource
 	}
-	if res := runtime.LookupResource(name); res != nil {
-		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts...)
+}
+
+// The entry options of inbound and outbound calls, built once.
+var (
+	inboundOptions  = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.RPC)}
+	outboundOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Outbound), runtime.WithResourceType(runtime.RPC)}
+)
+
+// The resources of recent calls' names, in slots picked by a hash of a few
+// of the name's bytes, each taken by the first name that lands in it and
+// never replaced: a call finds its resource there with one comparison,
+// which for the framework's own name string is a pointer comparison,
+// instead of the runtime's lookup by name.
+var recent [recentSlots]atomic.Pointer[named]
+
+type named struct {
+	name string
+	res  *runtime.Resource
+}
+
+const recentSlots = 256 // a power of two
+
+func recentSlot(name string) *atomic.Pointer[named] {
+	n := len(name)
+	if n == 0 {
+		return &recent[0]
 	}
-	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts[:n]...)
+	return &recent[(n*7+int(name[n-1])*3+int(name[n/2])+int(name[n*3/4])*5+int(name[n/4])*9)&(recentSlots-1)]
+}
+
+// Resource is runtime.LookupResource(name), found in the slots of recent
+// names when one holds it.
+func Resource(name string) *runtime.Resource {
+	slot := recentSlot(name)
+	r := slot.Load()
+	if r != nil && r.name == name {
+		return r.res
+	}
+	res := runtime.LookupResource(name)
+	if r == nil {
+		remember(slot, name, res)
+	}
+	return res
+}
+
+// remember keeps res (nil when unknown) in slot, the slot of name, when it
+// is the resource named name (not the runtime's overflow resource) and
+// the slot is free.
+func remember(slot *atomic.Pointer[named], name string, res *runtime.Resource) {
+	if res != nil && res.Name() == name {
+		slot.CompareAndSwap(nil, &named{name: name, res: res})
+	}
 }
 
 // Exit exits e after a call that returned err, recording err as the

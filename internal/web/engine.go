@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -38,10 +39,18 @@ type Config[R any] struct {
 type Engine[R any] struct {
 	Config[R]
 	routes routeCache
+	// opts are every entry's options, built once: inbound, web, and room
+	// for the hot-parameter arguments of the calls that need them.
+	opts [3]runtime.EntryOption
 }
 
 // New returns an Engine configured by cfg.
-func New[R any](cfg Config[R]) *Engine[R] { return &Engine[R]{Config: cfg} }
+func New[R any](cfg Config[R]) *Engine[R] {
+	return &Engine[R]{Config: cfg, opts: [3]runtime.EntryOption{
+		runtime.WithTrafficType(runtime.Inbound),
+		runtime.WithResourceType(resourceType),
+	}}
+}
 
 // Target resolves the resource request r (with method, routed by pattern,
 // "" when no pattern matched, to the URL path path) is protected as: a
@@ -86,15 +95,25 @@ func (g *Engine[R]) Target(r R, method, pattern, path string) (*runtime.Resource
 }
 
 // Enter opens the inbound entry of r for the target Target resolved, in
-// ctx, the request's context. Once the resource exists its Sentinel
-// context shares the entry's allocation.
+// ctx, the request's context. Once the resource exists the entry is the
+// call's one allocation: in the shared web context when that is the
+// request's, with a Sentinel context of its own in the same allocation
+// otherwise (an origin, WithWebContextUnify(false)).
 func (g *Engine[R]) Enter(ctx context.Context, r R, res *runtime.Resource, name string) (*runtime.SentinelEntry, *runtime.BlockError) {
-	ctxName, origin := g.context(r, res, name)
-	opts, n := g.options(r, res, name)
-	if res == nil {
-		return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, opts[:n]...)
+	opts := g.opts[:2]
+	var withArgs [3]runtime.EntryOption
+	if g.Args != nil && NeedsArgs(res, name) {
+		withArgs = g.withArgs(r)
+		opts = withArgs[:]
 	}
-	return res.EntryInContext(ctx, ctxName, origin, opts[:n]...)
+	ctxName, origin := g.context(r, res, name)
+	switch {
+	case res == nil:
+		return runtime.Entry(runtime.EnterContext(ctx, ctxName, origin), name, opts...)
+	case origin == "" && !g.SeparateContexts:
+		return res.EntryInSharedContext(ctx, webContext(), opts...)
+	}
+	return res.EntryInContext(ctx, ctxName, origin, opts...)
 }
 
 // EnterWith is Enter that also returns a zero T of the request's own: in
@@ -109,10 +128,32 @@ func EnterWith[T, R any](g *Engine[R], ctx context.Context, r R, res *runtime.Re
 		}
 		return e, new(T), nil
 	}
+	opts := g.opts[:2]
+	var withArgs [3]runtime.EntryOption
+	if g.Args != nil && res.NeedsArgs() {
+		withArgs = g.withArgs(r)
+		opts = withArgs[:]
+	}
 	ctxName, origin := g.context(r, res, name)
-	opts, n := g.options(r, res, name)
-	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts[:n]...)
+	if origin == "" && !g.SeparateContexts {
+		return runtime.EntryInSharedContextWith[T](res, ctx, webContext(), opts...)
+	}
+	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts...)
 }
+
+// webContext is the Sentinel context ContextName without an origin,
+// which most requests are entered in, resolved on first use (a race of
+// first uses resolves it more than once, to the same context).
+func webContext() *runtime.SharedContext {
+	if sc := sharedWebContext.Load(); sc != nil {
+		return sc
+	}
+	sc := runtime.NewSharedContext(ContextName, "")
+	sharedWebContext.Store(sc)
+	return sc
+}
+
+var sharedWebContext atomic.Pointer[runtime.SharedContext]
 
 // context is the Sentinel context's name and the caller's origin.
 func (g *Engine[R]) context(r R, res *runtime.Resource, name string) (string, string) {
@@ -129,18 +170,12 @@ func (g *Engine[R]) context(r R, res *runtime.Resource, name string) (string, st
 	return name, origin
 }
 
-// options are the entry's: inbound, web, and the hot-parameter arguments
-// when a rule on the resource reads them.
-func (g *Engine[R]) options(r R, res *runtime.Resource, name string) ([3]runtime.EntryOption, int) {
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(runtime.Inbound),
-		runtime.WithResourceType(resourceType),
-	}
-	if g.Args != nil && NeedsArgs(res, name) {
-		opts[2] = runtime.WithArgs(g.Args(r)...)
-		return opts, 3
-	}
-	return opts, 2
+// withArgs is the entry's options with the hot-parameter arguments of r,
+// for a call that a rule reads them in.
+func (g *Engine[R]) withArgs(r R) [3]runtime.EntryOption {
+	opts := g.opts
+	opts[2] = runtime.WithArgs(g.Args(r)...)
+	return opts
 }
 
 // NeedsArgs reports whether a call to res (or, when nil, the resource

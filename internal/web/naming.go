@@ -86,6 +86,7 @@ func methodLabel(m, patternMethod string) string {
 
 // route is one ServeMux pattern and the resources it is protected as.
 type route struct {
+	pattern       string // as the router wrote it
 	name          string // resource name without method prefix
 	patternMethod string
 	plain         atomic.Pointer[runtime.Resource]
@@ -117,14 +118,43 @@ func declare(name string) *runtime.Resource {
 
 // routeCache maps patterns to routes: a copy-on-write map, read on every
 // request without a lock, written once per pattern.
+//
+// In front of the map, recent holds routes in slots picked by a hash of a
+// few of their pattern's bytes, each slot taken by the first route that
+// lands in it and never replaced. A request finds its route there with one
+// comparison, which for the router's own pattern string is a pointer
+// comparison, instead of hashing the whole pattern; a route whose slot is
+// another's is found in the map.
 type routeCache struct {
-	mu sync.Mutex
-	m  atomic.Pointer[map[string]*route]
+	mu     sync.Mutex
+	m      atomic.Pointer[map[string]*route]
+	recent [recentSlots]atomic.Pointer[route]
+}
+
+const recentSlots = 64 // a power of two
+
+// recentSlot picks pattern's slot in routeCache.recent from its length and
+// four of its bytes: patterns of one router differ in length or in some of
+// them, most often near the end.
+func recentSlot(pattern string) int {
+	n := len(pattern)
+	if n == 0 {
+		return 0
+	}
+	return (n*7 + int(pattern[n-1])*3 + int(pattern[n/2]) + int(pattern[n*3/4])*5 + int(pattern[n/4])*9) & (recentSlots - 1)
 }
 
 func (c *routeCache) get(pattern string) *route {
+	slot := &c.recent[recentSlot(pattern)]
+	cached := slot.Load()
+	if cached != nil && cached.pattern == pattern {
+		return cached
+	}
 	if m := c.m.Load(); m != nil {
 		if rt := (*m)[pattern]; rt != nil {
+			if cached == nil {
+				slot.CompareAndSwap(nil, rt)
+			}
 			return rt
 		}
 	}
@@ -139,7 +169,7 @@ func (c *routeCache) get(pattern string) *route {
 		n = len(*old)
 	}
 	method, path := splitPattern(pattern)
-	rt := &route{name: path, patternMethod: method}
+	rt := &route{pattern: pattern, name: path, patternMethod: method}
 	if n >= maxRoutes {
 		return rt // not kept; the runtime still finds its resource by name
 	}

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,5 +38,24 @@ func TestMethodLabelKeepsResourceNamesBounded(t *testing.T) {
 	assert.Equal(t, "PURGE", methodLabel("PURGE", "PURGE"))
 	for i, m := range standardMethods {
 		assert.Equal(t, i, methodSlot(m))
+	}
+}
+
+func TestRouteCacheFindsEveryPatternAgain(t *testing.T) {
+	var c routeCache
+	patterns := make([]string, 300) // more than the recent slots: some share one
+	for i := range patterns {
+		patterns[i] = fmt.Sprintf("GET /api/v%d/order/{id}", i)
+	}
+	first := make([]*route, len(patterns))
+	for i, p := range patterns {
+		first[i] = c.get(p)
+		assert.Equal(t, p, first[i].pattern)
+		assert.Equal(t, fmt.Sprintf("/api/v%d/order/{id}", i), first[i].name)
+	}
+	for range 2 {
+		for i, p := range patterns {
+			assert.Same(t, first[i], c.get(strings.Clone(p)), p)
+		}
 	}
 }

@@ -1,12 +1,14 @@
 package webtest
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
 
@@ -119,4 +121,21 @@ func ServeHTTP(h http.Handler, path string) func() int {
 		}
 		return w.Code
 	}
+}
+
+// BenchEntryExit benchmarks a plain runtime.Entry and Exit of a resource
+// without rules: the yardstick an adapter's cost over its framework is
+// read against, in the adapter's own benchmark binary.
+func BenchEntryExit(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	stop := CPUTimer(b)
+	for b.Loop() {
+		e, blocked := runtime.Entry(ctx, "bench-entry-exit")
+		if blocked != nil {
+			b.Fatal(blocked)
+		}
+		e.Exit()
+	}
+	stop()
 }

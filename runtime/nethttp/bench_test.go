@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -22,10 +23,11 @@ var nop = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 func benchServe(b *testing.B, h http.Handler, req *http.Request) {
 	w := httptest.NewRecorder()
 	b.ReportAllocs()
-	b.ResetTimer()
+	stop := webtest.CPUTimer(b)
 	for b.Loop() {
 		h.ServeHTTP(w, req)
 	}
+	stop()
 }
 
 func benchMux(pattern string) *http.ServeMux {
@@ -134,3 +136,15 @@ func benchRoundTrip(b *testing.B, rt http.RoundTripper) {
 func BenchmarkBareRoundTrip(b *testing.B) { benchRoundTrip(b, nil) }
 
 func BenchmarkTransport(b *testing.B) { benchRoundTrip(b, http.DefaultTransport) }
+
+// BenchmarkMiddlewareRefused is BenchmarkMiddlewareWrappingMux with a flow
+// rule that refuses every request, answered by default.
+func BenchmarkMiddlewareRefused(b *testing.B) {
+	webtest.Refuse(b, "/bench/refused/{id}")
+	h := nethttp.Middleware()(benchMux("GET /bench/refused/{id}"))
+	webtest.BenchRefused(b, webtest.ServeHTTP(h, "/bench/refused/1"))
+}
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the middleware's cost over the mux is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }

@@ -95,8 +95,9 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r) // not protected
 		return
 	}
-	// The Sentinel context, the entry, the handler's request and the
-	// status writer in one allocation. They are the request's own, never
+	// The entry, the handler's request and the status writer in one
+	// allocation (with the request's Sentinel context, when it has an
+	// origin or a context of its own). They are the request's own, never
 	// pooled: a handler that keeps its request or writer past returning
 	// cannot reach another request's through them.
 	var e *runtime.SentinelEntry
@@ -208,7 +209,9 @@ func (c *middlewareConfig) block(w http.ResponseWriter, r *http.Request, b *runt
 // requests get this answer.
 func DefaultBlockHandler(w http.ResponseWriter, _ *http.Request, _ *runtime.BlockError) {
 	h := w.Header()
-	h.Del("Content-Length") // as http.Error: it might be for some other content
+	// As http.Error: it might be for some other content. The key is
+	// canonical already: delete spares Del's canonicalising it.
+	delete(h, "Content-Length")
 	// Each value is a slice of its own with no room to grow, so that a
 	// later Header().Add appends to a copy, never to the shared array.
 	h["Retry-After"] = blockAnswer.retryAfter[:1:1]

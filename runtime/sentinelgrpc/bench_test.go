@@ -12,6 +12,7 @@ import (
 	testgrpc "google.golang.org/grpc/interop/grpc_testing"
 	"google.golang.org/grpc/status"
 
+	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 	"github.com/sentinelgen/sentinelgen/runtime/sentinelgrpc"
 )
@@ -211,3 +212,7 @@ func BenchmarkUnaryLoopbackRefused(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
+// the yardstick the interceptors' cost is read against.
+func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }

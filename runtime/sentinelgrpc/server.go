@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
+	"github.com/sentinelgen/sentinelgen/internal/rpcguard"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -80,7 +81,7 @@ func StreamServerInterceptor(opts ...ServerOption) grpc.StreamServerInterceptor 
 // allocation.
 func (cfg *serverConfig) enter(ctx context.Context, method string, req any) (*runtime.SentinelEntry, *runtime.BlockError) {
 	origin := cfg.originOf(ctx, method)
-	res := runtime.LookupResource(method)
+	res := rpcguard.Resource(method)
 	if res == nil {
 		return cfg.enterFirst(ctx, method, req, origin)
 	}
@@ -98,7 +99,7 @@ func (cfg *serverConfig) enter(ctx context.Context, method string, req any) (*ru
 // for the caller to fill once it has the entry.
 func (cfg *serverConfig) enterStream(ctx context.Context, method string) (*runtime.SentinelEntry, *serverStream, *runtime.BlockError) {
 	origin := cfg.originOf(ctx, method)
-	res := runtime.LookupResource(method)
+	res := rpcguard.Resource(method)
 	if res == nil {
 		e, b := cfg.enterFirst(ctx, method, nil, origin)
 		if b != nil {
@@ -134,7 +135,7 @@ func (cfg *serverConfig) enterFirst(ctx context.Context, method string, req any,
 // entry opens an entry of the method's resource with its traffic type,
 // passing hot-parameter arguments when a rule reads them.
 func (c *commonConfig) entry(ctx context.Context, method string, req any, traffic runtime.TrafficType) (*runtime.SentinelEntry, *runtime.BlockError) {
-	res := runtime.LookupResource(method)
+	res := rpcguard.Resource(method)
 	opts, n := c.options(ctx, method, req, res, traffic)
 	if res != nil {
 		return res.Entry(ctx, opts[:n]...)

@@ -1,0 +1,31 @@
+package rpcguard
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+)
+
+// Names share the slots of recent names: more names than slots, each
+// entered and looked up twice, all find their own resource.
+func TestRecentNamesFindTheirOwnResource(t *testing.T) {
+	names := make([]string, 3*recentSlots)
+	for i := range names {
+		names[i] = fmt.Sprintf("/rpcguard.Service/Method%d", i)
+		assert.Nil(t, Resource(names[i]), "not called yet")
+	}
+	for range 2 {
+		for _, name := range names {
+			e, b := Enter(context.Background(), name, "", runtime.Inbound, nil)
+			require.Nil(t, b)
+			assert.Equal(t, name, e.Resource().Name())
+			e.Exit()
+			assert.Same(t, runtime.LookupResource(name), Resource(name), name)
+		}
+	}
+}
