@@ -471,14 +471,14 @@ func (e *SentinelEntry) SetError(err error) {
 	e.call.err = err
 }
 
-// isBlock reports whether err is or wraps a *BlockError. An error that
-// wraps nothing is answered without errors.As, whose target would cost
-// the call an allocation.
+// isBlock reports whether err is or wraps a *BlockError, as errors.As
+// answers. An error that neither wraps nor has an As method is answered
+// without errors.As, whose target would cost the call an allocation.
 func isBlock(err error) bool {
 	switch err := err.(type) {
 	case *BlockError:
 		return true
-	case interface{ Unwrap() error }, interface{ Unwrap() []error }:
+	case interface{ Unwrap() error }, interface{ Unwrap() []error }, interface{ As(any) bool }:
 		var b *BlockError
 		return errors.As(err, &b)
 	}

@@ -32,7 +32,7 @@ func (r *Resource) EntryInSharedContext(ctx context.Context, sc *SharedContext, 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if ctx.Value(ctxKey{}) != nil {
+	if sc == nil || ctx.Value(ctxKey{}) != nil {
 		return r.Entry(ctx, opts...) // the outermost context names the tree
 	}
 	if r.rtHist.Load() != nil {
@@ -53,7 +53,7 @@ func EntryInSharedContextWith[T any](r *Resource, ctx context.Context, sc *Share
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if ctx.Value(ctxKey{}) != nil {
+	if sc == nil || ctx.Value(ctxKey{}) != nil {
 		return EntryWith[T](r, ctx, opts...) // the outermost context names the tree
 	}
 	if r.rtHist.Load() != nil {

@@ -16,7 +16,9 @@ import (
 // Exit, an Exit of a copy kept after the first, an Exit from another
 // goroutine that lost the race) finds the generation moved on and does
 // nothing. A stale ticket can never exit, count on or read another call,
-// even one that now uses the same memory.
+// even one that now uses the same memory. The one exception is a
+// SetError that races the ticket's own Exit from another goroutine, which
+// the package doc forbids: it may record its error on the next call.
 //
 // The zero Ticket is a refused call's: its Exit does nothing.
 type Ticket struct {

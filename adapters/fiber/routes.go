@@ -117,7 +117,10 @@ var memoSeed = maphash.MakeSeed()
 // middleware at place at of its method's stack, never 0.
 func memoKey(at int, method, path string) uint64 {
 	k := maphash.String(memoSeed, path) ^ bits.RotateLeft64(maphash.String(memoSeed, method), 17) ^ uint64(at)*0x9e3779b97f4a7c15
-	return k | 1
+	if k == 0 {
+		k = 1
+	}
+	return k
 }
 
 // get returns the served path remembered for key, nil when none is.
