@@ -96,29 +96,6 @@ func TestEnterAndExitATicketAllocateNothing(t *testing.T) {
 	assert.EqualValues(t, 0, threads(r))
 }
 
-func TestATicketIsReusedOnlyAfterItsExit(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector's sync.Pool drops entries at random")
-	}
-	r := runtime.Declare(runtime.ResourceSpec{Name: t.Name()})
-	ctx := context.Background()
-	a, _ := r.Enter(ctx)
-	b, _ := r.Enter(ctx)
-	assert.NotSame(t, runtime.TicketEntry(a), runtime.TicketEntry(b), "two open calls, two entries")
-	b.Exit()
-	c, _ := r.Enter(ctx)
-	assert.Same(t, runtime.TicketEntry(b), runtime.TicketEntry(c), "b's entry serves c")
-	a.Exit()
-	c.Exit()
-
-	d, _ := r.Enter(ctx)
-	_ = d.Context() // the context may outlive the call
-	d.Exit()
-	e, _ := r.Enter(ctx)
-	assert.NotSame(t, runtime.TicketEntry(d), runtime.TicketEntry(e), "an entry whose context was taken is never reused")
-	e.Exit()
-}
-
 // A ticket whose call has exited never reaches another call: a second
 // Exit, an Exit of a copy, an Exit after its entry serves another call and
 // Exits racing on other goroutines change no count but their own call's.
