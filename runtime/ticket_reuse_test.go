@@ -33,4 +33,3 @@ func TestTicketAllocReusedOnlyAfterItsExit(t *testing.T) {
 	assert.NotSame(t, runtime.TicketEntry(d), runtime.TicketEntry(e), "an entry whose context was taken is never reused")
 	e.Exit()
 }
-
