@@ -129,7 +129,8 @@ func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method s
 //
 // In front of the kept names, recentNames holds names in slots picked by
 // a hash of a few bytes of the method, each taken by the first pair that
-// lands in it and never replaced: a call finds its name there with two
+// lands in it and replaced only on one miss in 64, so that pairs a client
+// sent once cannot hold the slots for good: a call finds its name there with two
 // comparisons, which for Kitex's own strings are pointer comparisons,
 // instead of hashing the pair.
 func resourceName(service, method string) string {
@@ -142,8 +143,8 @@ func resourceName(service, method string) string {
 	}
 	key := serviceMethod{service, method}
 	if name, ok := names.Load(key); ok {
-		if slot.Load() == nil {
-			slot.CompareAndSwap(nil, &serviceMethodName{key, name.(string)})
+		if old := slot.Load(); old == nil || nameMisses.Add(1)%64 == 0 {
+			slot.CompareAndSwap(old, &serviceMethodName{key, name.(string)})
 		}
 		return name.(string)
 	}
@@ -153,6 +154,9 @@ func resourceName(service, method string) string {
 	}
 	return name
 }
+
+// nameMisses counts lookups that missed a taken slot.
+var nameMisses atomic.Uint64
 
 type serviceMethod struct{ service, method string }
 

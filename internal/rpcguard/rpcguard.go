@@ -61,7 +61,8 @@ var (
 
 // The resources of recent calls' names, in slots picked by a hash of a few
 // of the name's bytes, each taken by the first name that lands in it and
-// never replaced: a call finds its resource there with one comparison,
+// replaced only on one miss in 64, so that names a client sent once
+// cannot hold the slots of the names it calls for good: a call finds its resource there with one comparison,
 // which for the framework's own name string is a pointer comparison,
 // instead of the runtime's lookup by name.
 var recent [recentSlots]atomic.Pointer[named]
@@ -90,18 +91,21 @@ func Resource(name string) *runtime.Resource {
 		return r.res
 	}
 	res := runtime.LookupResource(name)
-	if r == nil {
-		remember(slot, name, res)
+	if r == nil || misses.Add(1)%64 == 0 {
+		remember(slot, r, name, res)
 	}
 	return res
 }
 
-// remember keeps res (nil when unknown) in slot, the slot of name, when it
-// is the resource named name (not the runtime's overflow resource) and
-// the slot is free.
-func remember(slot *atomic.Pointer[named], name string, res *runtime.Resource) {
+// misses counts lookups that missed a taken slot.
+var misses atomic.Uint64
+
+// remember keeps res (nil when unknown) in slot, the slot of name, in
+// place of old, when it is the resource named name (not the runtime's
+// overflow resource).
+func remember(slot *atomic.Pointer[named], old *named, name string, res *runtime.Resource) {
 	if res != nil && res.Name() == name {
-		slot.CompareAndSwap(nil, &named{name: name, res: res})
+		slot.CompareAndSwap(old, &named{name: name, res: res})
 	}
 }
 

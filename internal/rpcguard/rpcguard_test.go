@@ -29,3 +29,18 @@ func TestRecentNamesFindTheirOwnResource(t *testing.T) {
 		}
 	}
 }
+
+// A name a client sent once cannot hold the slot of a name it calls
+// for good: a name that keeps missing takes the slot back.
+func TestASlotHeldByAnotherNameIsTakenBack(t *testing.T) {
+	name := t.Name()
+	res := runtime.Declare(runtime.ResourceSpec{Name: name})
+	slot := recentSlot(name)
+	slot.Store(&named{name: name + "/someone else's", res: res})
+	for range 64 {
+		require.Same(t, res, Resource(name))
+	}
+	held := slot.Load()
+	require.NotNil(t, held)
+	assert.Equal(t, name, held.name)
+}
