@@ -19,11 +19,18 @@ func EntryWith[T any](r *Resource, ctx context.Context, opts ...EntryOption) (*S
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	return entryWith[T](r, ctx, nil, opts)
+}
+
+// entryWith is EntryWith in the Sentinel context sc, or in the one ctx
+// names when sc is nil.
+func entryWith[T any](r *Resource, ctx context.Context, sc *sentinelContext, opts []EntryOption) (*SentinelEntry, *T, *BlockError) {
 	if r.rtHist.Load() != nil {
 		both := &struct {
 			e timedEntry
 			t T
 		}{}
+		both.e.e.call.sc = sc
 		e, b := r.enterTimed(&both.e, ctx, opts)
 		if b != nil {
 			return nil, nil, b
@@ -34,6 +41,7 @@ func EntryWith[T any](r *Resource, ctx context.Context, opts ...EntryOption) (*S
 		e SentinelEntry
 		t T
 	}{}
+	both.e.call.sc = sc
 	e, b := r.enter(&both.e, ctx, opts)
 	if b != nil {
 		return nil, nil, b

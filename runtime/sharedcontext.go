@@ -56,26 +56,5 @@ func EntryInSharedContextWith[T any](r *Resource, ctx context.Context, sc *Share
 	if sc == nil || ctx.Value(ctxKey{}) != nil {
 		return EntryWith[T](r, ctx, opts...) // the outermost context names the tree
 	}
-	if r.rtHist.Load() != nil {
-		both := &struct {
-			e timedEntry
-			t T
-		}{}
-		both.e.e.call.sc = &sc.sc
-		e, b := r.enterTimed(&both.e, ctx, opts)
-		if b != nil {
-			return nil, nil, b
-		}
-		return e, &both.t, nil
-	}
-	both := &struct {
-		e SentinelEntry
-		t T
-	}{}
-	both.e.call.sc = &sc.sc
-	e, b := r.enter(&both.e, ctx, opts)
-	if b != nil {
-		return nil, nil, b
-	}
-	return e, &both.t, nil
+	return entryWith[T](r, ctx, &sc.sc, opts)
 }
