@@ -112,30 +112,39 @@ func entryExit(b *testing.B, r *runtime.Resource, ctx context.Context) bool {
 	return true
 }
 
-func benchEntryExit(b *testing.B, resource string) {
+// benchCalls runs call, one protected call (entryExit or enterExit),
+// through the declared resource named resource.
+func benchCalls(b *testing.B, resource string, call func(*testing.B, *runtime.Resource, context.Context) bool) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
 	defer webtest.CPUTimer(b)()
 	for b.Loop() {
-		if !entryExit(b, r, ctx) {
+		if !call(b, r, ctx) {
 			return
 		}
 	}
 }
 
-func benchEntryExitParallel(b *testing.B, resource string) {
+// benchCallsParallel is benchCalls from GOMAXPROCS goroutines.
+func benchCallsParallel(b *testing.B, resource string, call func(*testing.B, *runtime.Resource, context.Context) bool) {
 	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
 	ctx := context.Background()
 	b.ReportAllocs()
 	defer webtest.CPUTimer(b)()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if !entryExit(b, r, ctx) {
+			if !call(b, r, ctx) {
 				return
 			}
 		}
 	})
+}
+
+func benchEntryExit(b *testing.B, resource string) { benchCalls(b, resource, entryExit) }
+
+func benchEntryExitParallel(b *testing.B, resource string) {
+	benchCallsParallel(b, resource, entryExit)
 }
 
 func BenchmarkEntryExitNoRules(b *testing.B) { benchEntryExit(b, resNoRules) }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -22,30 +21,10 @@ func enterExit(b *testing.B, r *runtime.Resource, ctx context.Context) bool {
 	return true
 }
 
-func benchEnterExit(b *testing.B, resource string) {
-	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
-	ctx := context.Background()
-	b.ReportAllocs()
-	defer webtest.CPUTimer(b)()
-	for b.Loop() {
-		if !enterExit(b, r, ctx) {
-			return
-		}
-	}
-}
+func benchEnterExit(b *testing.B, resource string) { benchCalls(b, resource, enterExit) }
 
 func benchEnterExitParallel(b *testing.B, resource string) {
-	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
-	ctx := context.Background()
-	b.ReportAllocs()
-	defer webtest.CPUTimer(b)()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if !enterExit(b, r, ctx) {
-				return
-			}
-		}
-	})
+	benchCallsParallel(b, resource, enterExit)
 }
 
 func BenchmarkEnterExitNoRules(b *testing.B) { benchEnterExit(b, resNoRules) }
