@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -66,28 +65,12 @@ func refused(b *testing.B, r *runtime.Resource, ctx context.Context) bool {
 
 func benchRefused(b *testing.B, resource string) {
 	loadRefusingRules(b)
-	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		if !refused(b, r, ctx) {
-			return
-		}
-	}
+	benchCalls(b, resource, refused)
 }
 
 func benchRefusedParallel(b *testing.B, resource string) {
 	loadRefusingRules(b)
-	r := runtime.Declare(runtime.ResourceSpec{Name: resource})
-	ctx := context.Background()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if !refused(b, r, ctx) {
-				return
-			}
-		}
-	})
+	benchCallsParallel(b, resource, refused)
 }
 
 func BenchmarkEntryRefusedFlow(b *testing.B) { benchRefused(b, resRefusedFlow) }
@@ -116,28 +99,10 @@ func enterRefused(b *testing.B, r *runtime.Resource, ctx context.Context) bool {
 
 func BenchmarkEnterRefusedFlow(b *testing.B) {
 	loadRefusingRules(b)
-	r := runtime.Declare(runtime.ResourceSpec{Name: resRefusedFlow})
-	ctx := context.Background()
-	b.ReportAllocs()
-	defer webtest.CPUTimer(b)()
-	for b.Loop() {
-		if !enterRefused(b, r, ctx) {
-			return
-		}
-	}
+	benchCalls(b, resRefusedFlow, enterRefused)
 }
 
 func BenchmarkEnterRefusedFlowParallel(b *testing.B) {
 	loadRefusingRules(b)
-	r := runtime.Declare(runtime.ResourceSpec{Name: resRefusedFlowParallel})
-	ctx := context.Background()
-	b.ReportAllocs()
-	defer webtest.CPUTimer(b)()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if !enterRefused(b, r, ctx) {
-				return
-			}
-		}
-	})
+	benchCallsParallel(b, resRefusedFlowParallel, enterRefused)
 }
