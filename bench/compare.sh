@@ -7,7 +7,7 @@
 #	git clone https://github.com/alibaba/sentinel-golang /tmp/sentinel-golang
 #	SENTINEL_GOLANG=/tmp/sentinel-golang bash bench/compare.sh
 #
-# Without SENTINEL_GOLANG only ours, the frameworks bare and the floor run.
+# Without SENTINEL_GOLANG only ours (Entry and Enter), the frameworks bare and the floor run.
 #
 # Knobs: COUNT (default 6) runs of each case, BENCHTIME (default 200ms)
 # each; BENCH (default .), a go test -bench pattern (a test binary whose
@@ -143,6 +143,6 @@ done
 [ -z "${CHECK:-}" ] || exit 0
 echo "raw output: $out" >&2
 cd "$root/bench/compare"
-go run golang.org/x/perf/cmd/benchstat@latest -col '/impl@(bare ours theirs floor)' "$out"
+go run golang.org/x/perf/cmd/benchstat@latest -col '/impl@(bare enter ours theirs floor)' "$out"
 echo
 go run ./table "$out"

@@ -83,7 +83,7 @@ func BenchmarkResources(b *testing.B) {
 			b.Run(fmt.Sprintf("path=resources-%d/impl=%s", n, im.name), func(b *testing.B) {
 				names := make([]string, n)
 				for i := range names {
-					names[i] = fmt.Sprintf("compare-resources-%d-%d", n, i)
+					names[i] = fmt.Sprintf("compare-resources-%s-%d-%d", im.name, n, i)
 				}
 				first := !made[b.Name()]
 				made[b.Name()] = true

@@ -10,14 +10,16 @@
 //	SENTINEL_GOLANG=/tmp/sentinel-golang bash bench/compare.sh
 //
 // Every case is named path=<what is measured>/impl=<whose>, impl being
-// "ours", "theirs" (sentinel-golang), "bare" (the framework with a no-op
+// "ours" (our Entry, or our adapter), "enter" (our Enter, which returns a
+// Ticket and allocates nothing: the core and resources cases only),
+// "theirs" (sentinel-golang), "bare" (the framework with a no-op
 // middleware) or "floor", so that `benchstat -col /impl` prints them side
 // by side, and ./table prints medians, what each adapter adds over bare
 // and the ratios as a Markdown table:
 //
 //   - Floor: allocating one 128-byte object, the cost of a one-allocation
 //     Entry+Exit's entry;
-//   - Core: Entry+Exit of a resource with one admitting flow rule and one
+//   - Core: Entry+Exit (and Enter+Ticket.Exit) of a resource with one admitting flow rule and one
 //     closed breaker (admitted), with the flow rule alone (admitted-flow),
 //     and Entry of a resource whose flow rule refuses every call (refused),
 //     serially and, but for admitted-flow, under b.RunParallel;

@@ -9,6 +9,7 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
 
+// ours is the runtime's Entry, whose entry is the call's one allocation.
 var ours = protector{
 	name: "ours",
 	admitting: func(tb testing.TB, resources ...string) {
@@ -31,6 +32,27 @@ var ours = protector{
 				return false
 			}
 			e.Exit()
+			return true
+		}
+	},
+}
+
+// oursEnter is the runtime's Enter, which returns a Ticket and allocates
+// nothing: the same rules as ours, another way in.
+var oursEnter = protector{
+	name:          "enter",
+	admitting:     ours.admitting,
+	admittingFlow: ours.admittingFlow,
+	refusing:      ours.refusing,
+	enter: func(resource string) func() bool {
+		r := runtime.Declare(runtime.ResourceSpec{Name: resource})
+		ctx := context.Background()
+		return func() bool {
+			t, b := r.Enter(ctx)
+			if b != nil {
+				return false
+			}
+			t.Exit()
 			return true
 		}
 	},

@@ -19,9 +19,10 @@ type protector struct {
 	enter func(resource string) func() bool
 }
 
-// protectors are those this binary compares: ours, and sentinel-golang's
-// with the sentinelgolang build tag.
-var protectors = []protector{ours}
+// protectors are those this binary compares: ours through Entry ("ours")
+// and through Enter ("enter"), and sentinel-golang's ("theirs") with the
+// sentinelgolang build tag.
+var protectors = []protector{ours, oursEnter}
 
 // protectorNamed is the protector of that name.
 func protectorNamed(name string) protector {

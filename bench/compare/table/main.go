@@ -8,9 +8,10 @@
 // Cases are named Benchmark<Name>/path=<path>/impl=<impl>. For a
 // framework (a benchmark with an impl=bare case: the framework with a
 // middleware that does nothing) a row gives what each adapter adds over
-// bare, and the ratio of sentinel-golang's addition to ours; for the core
-// (no bare case) it gives the ratio of sentinel-golang's cost to ours, and
-// for the floor, ours to the floor.
+// bare, and the ratio of sentinel-golang's addition to ours. The core (the
+// benchmarks without a bare case) has a table of its own, with a column
+// for each of our two ways in, Enter (impl=enter) and Entry (impl=ours):
+// each against the floor, and sentinel-golang's cost over each.
 //
 // Times are CPU time per op (cpu-ns/op, the process's CPU, GC included)
 // where the benchmarks report it, else wall time (ns/op); -metric picks
@@ -188,40 +189,64 @@ func ratio(a, b float64) string {
 
 func write(w io.Writer, s summary, metric string) {
 	fmt.Fprintf(w, "Medians; times in %s (ns/op where absent); each cell: time, B/op, allocs/op.\n\n", metric)
-	fmt.Fprintln(w, "| benchmark | path | bare (no-op middleware) or floor | ours | theirs | ours adds (core: ours / floor) | theirs adds | theirs / ours (frameworks: of what each adds) |")
-	fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- |")
+	floor := s.figures(key{"Floor", "alloc128", "floor"}, metric)
+	var core, frameworks []string
 	for _, b := range s.benches {
-		for _, p := range s.paths[b] {
-			ours := s.figures(key{b, p, "ours"}, metric)
-			theirs := s.figures(key{b, p, "theirs"}, metric)
-			bare := s.figures(key{b, "admitted", "bare"}, metric)
-			floor := s.figures(key{b, p, "floor"}, metric)
-			if !ours.ok && !theirs.ok {
-				if floor.ok {
-					fmt.Fprintf(w, "| %s | %s | %s | | | | | |\n", b, p, floor)
+		if _, ok := s.medians[key{b, "admitted", "bare"}]; ok {
+			frameworks = append(frameworks, b)
+		} else {
+			core = append(core, b)
+		}
+	}
+	if len(core) > 0 {
+		fmt.Fprintln(w, "| benchmark | path | floor | enter (Enter) | ours (Entry) | theirs | Enter / floor | Entry / floor | theirs / Enter | theirs / Entry |")
+		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+		for _, b := range core {
+			for _, p := range s.paths[b] {
+				enter := s.figures(key{b, p, "enter"}, metric)
+				ours := s.figures(key{b, p, "ours"}, metric)
+				theirs := s.figures(key{b, p, "theirs"}, metric)
+				if !enter.ok && !ours.ok && !theirs.ok {
+					if f := s.figures(key{b, p, "floor"}, metric); f.ok {
+						fmt.Fprintf(w, "| %s | %s | %s | | | | | | | |\n", b, p, f)
+					}
+					continue
 				}
-				continue // the bare case, on its adapters' rows
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", b, p, floor, enter, ours, theirs,
+					ratioOf(enter, floor), ratioOf(ours, floor), ratioOf(theirs, enter), ratioOf(theirs, ours))
 			}
-			var r, oursAdds, theirsAdds string
-			switch {
-			case bare.ok:
-				oursAdds, theirsAdds = ours.added(bare), theirs.added(bare)
+		}
+	}
+	if len(frameworks) > 0 {
+		if len(core) > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "| benchmark | path | bare (no-op middleware) | ours | theirs | ours adds | theirs adds | theirs / ours (of what each adds) |")
+		fmt.Fprintln(w, "| --- | --- | --- | --- | --- | --- | --- | --- |")
+		for _, b := range frameworks {
+			bare := s.figures(key{b, "admitted", "bare"}, metric)
+			for _, p := range s.paths[b] {
+				ours := s.figures(key{b, p, "ours"}, metric)
+				theirs := s.figures(key{b, p, "theirs"}, metric)
+				if !ours.ok && !theirs.ok {
+					continue // the bare case, on its adapters' rows
+				}
+				var r string
 				if ours.ok && theirs.ok {
 					r = ratio(theirs.time-bare.time, ours.time-bare.time)
 				}
-			case ours.ok && theirs.ok:
-				r = ratio(theirs.time, ours.time)
+				fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", b, p, bare, ours, theirs, ours.added(bare), theirs.added(bare), r)
 			}
-			base := bare
-			if !base.ok {
-				base = s.figures(key{"Floor", "alloc128", "floor"}, metric)
-				if ours.ok && base.ok {
-					oursAdds = ratio(ours.time, base.time) + " the floor"
-				}
-			}
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", b, p, base, ours, theirs, oursAdds, theirsAdds, r)
 		}
 	}
+}
+
+// ratioOf is a's time over b's, "" unless both were measured.
+func ratioOf(a, b figures) string {
+	if !a.ok || !b.ok {
+		return ""
+	}
+	return ratio(a.time, b.time)
 }
 
 // number formats v with thousands separators, one decimal below 100.
