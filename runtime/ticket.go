@@ -109,7 +109,9 @@ func (t Ticket) Exit(opts ...ExitOption) {
 		return
 	}
 	p := (*pooledEntry)(unsafe.Pointer(t.e))
-	for {
+	// The common case, the ticket's call unpinned and not yet exited, is
+	// one compare-and-swap; the loop sorts out the others.
+	for !p.state.CompareAndSwap(t.gen, t.gen+stateStep) {
 		s := p.state.Load()
 		if s&^statePinned != t.gen {
 			return // exited, and perhaps reused since
@@ -121,14 +123,11 @@ func (t Ticket) Exit(opts ...ExitOption) {
 				t.e.Exit(opts...)
 				return
 			}
-			continue
 		}
-		// Moving on to the next generation is the exit: stale tickets,
-		// this one included, no longer match, and no ticket holds the
-		// next one until the entry leaves the pool again.
-		if p.state.CompareAndSwap(s, s+stateStep) {
-			break
-		}
+		// Else the state moved between the two reads: try again. Moving
+		// on to the next generation is the exit: stale tickets, this one
+		// included, no longer match, and no ticket holds the next one
+		// until the entry leaves the pool again.
 	}
 	// This goroutine now owns the call's exit; nothing else can reach the
 	// entry until recycle puts it back in the pool.

@@ -41,6 +41,10 @@ type boundRule struct {
 	app    appKind
 	// dry is a dry-run rule: it admits the calls it refuses (dryrun.go).
 	dry bool
+	// direct is a local QPS gate on every caller's node (passes set, no
+	// cluster, limitApp default): what pass decides is passes.TryAdd
+	// alone, which Check calls without the two calls between.
+	direct bool
 
 	grade Grade
 	// single is state's gate for every call of a gate rule that limits
@@ -117,6 +121,7 @@ func bind(cr *compiled, r *runtime.Resource, named []string) (boundRule, bool) {
 			br.passes = br.single.passes
 		}
 	}
+	br.direct = br.kind == kindGate && br.passes != nil && br.cluster == nil && br.app == appDefault
 	return br, true
 }
 

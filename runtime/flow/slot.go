@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/stat"
 )
 
 func init() {
@@ -101,7 +102,14 @@ type checker struct {
 func (ck *checker) Check(c *runtime.Call) *runtime.BlockError {
 	acquire := c.BatchCount()
 	for i := range ck.rules {
-		if !ck.rules[i].pass(c, acquire) {
+		br := &ck.rules[i]
+		var ok bool
+		if br.direct { // pass's common case, inlined
+			ok = br.passes.TryAdd(c.StartMillis(), stat.Pass, acquire, br.limit)
+		} else {
+			ok = br.pass(c, acquire)
+		}
+		if !ok {
 			if ck.rules[i].dry {
 				ck.rules[i].wouldBlock(c)
 				continue
