@@ -84,8 +84,8 @@ func (c *Call) OriginNode() *stat.Node {
 	return n
 }
 
-// Stripe is the stat stripe the call counts on (stat.Stripe when its pass
-// was counted, or when Enter took its entry), for Checkers that stripe their counters by processor as
+// Stripe is the stat stripe the call counts on (stat.Stripe when it was
+// entered), for Checkers that stripe their counters by processor as
 // package stat does: it spares them a processor lookup of their own.
 func (c *Call) Stripe() int { return int(entryOf(c).stripe) }
 
@@ -210,8 +210,8 @@ const (
 	// response-time histogram.
 	timed
 	waited // a check slept (Call.Sleep)
-	// striped: the stripe was set before the checks, from the processor
-	// that handed out the entry (Enter), sparing recordPass a lookup.
+	// striped: the stripe was set from the processor that handed out the
+	// entry (Enter), sparing enter a lookup.
 	striped
 )
 
@@ -339,6 +339,9 @@ func (r *Resource) enter(e *SentinelEntry, ctx context.Context, opts []EntryOpti
 	}
 	if disabled.Load() {
 		return e, nil // switched off: unchecked and uncounted, as Java's entry without a chain
+	}
+	if e.flags&striped == 0 { // else Enter found it, taking the entry
+		e.stripe, e.flags = uint8(stat.Stripe()), e.flags|striped
 	}
 
 	chain := r.bound.Load() // r.chain(), inlined

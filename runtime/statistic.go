@@ -23,16 +23,10 @@ func recordPass(c *Call, now int64) {
 	}
 }
 
-// tickOf locates now on the call's stripe: the one Enter found when it
-// took the entry, else the current processor's, which the call then keeps.
+// tickOf locates now on the call's stripe, which enter set before the
+// checks.
 func tickOf(c *Call, now int64) stat.Tick {
-	e := entryOf(c)
-	if e.flags&striped != 0 {
-		return stat.TickAtStripe(now, int(e.stripe))
-	}
-	t := stat.TickAt(now)
-	e.stripe, e.flags = uint8(t.Stripe()), e.flags|striped
-	return t
+	return stat.TickAtStripe(now, int(entryOf(c).stripe))
 }
 
 func recordBlock(c *Call, now int64) {

@@ -4,7 +4,7 @@
 // The default clock is Java Sentinel's TimeUtil: a goroutine refreshes a
 // cached millisecond reading every millisecond while the runtime is in use,
 // and stops after a second in which nobody read it, so an idle process runs no
-// ticker at all. Reading it is two atomic loads.
+// ticker at all. Reading it is one atomic load, inlined in the caller.
 package clock
 
 import (
@@ -26,9 +26,23 @@ type override struct{ c Clock }
 var (
 	replaced atomic.Pointer[override]
 
-	cachedMillis  atomic.Int64
-	ticking       atomic.Bool
-	readSinceTick atomic.Bool
+	// cached is the ticker's reading in Unix milliseconds, shifted left by
+	// two, plus two flags: read, once a caller has read the reading, and
+	// overridden, while Set's clock replaces this one. It is 0 while no
+	// ticker runs. Every write to it is a compare-and-swap of the whole
+	// word (the ticker's too), so that no write loses another's flag, and
+	// the common read is one load, small enough to be inlined (with the
+	// functions of sync/atomic: atomic.Int64's methods would not be).
+	cached int64
+)
+
+const (
+	// read marks a reading a caller has read: the ticker stops after
+	// idleTicks ticks whose readings nobody read.
+	read = 1 << iota
+	// overridden: Millis must ask replaced.
+	overridden
+	flagBits = iota
 )
 
 // idleTicks is how many ticks without a read stop the ticker.
@@ -36,16 +50,28 @@ const idleTicks = 1000
 
 // Millis returns the current time in Unix milliseconds.
 func Millis() int64 {
+	if v := atomic.LoadInt64(&cached); v&(read|overridden) == read {
+		return v >> flagBits
+	}
+	return millis()
+}
+
+// millis is Millis but for its common case: a replaced clock, the first
+// read of a tick's reading, or no ticker running.
+func millis() int64 {
 	if o := replaced.Load(); o != nil {
 		return o.c.Now().UnixMilli()
 	}
-	if ticking.Load() {
-		if !readSinceTick.Load() {
-			readSinceTick.Store(true)
+	for {
+		v := atomic.LoadInt64(&cached)
+		if v&^overridden == 0 {
+			return startTicker()
 		}
-		return cachedMillis.Load()
+		if v&overridden != 0 || atomic.CompareAndSwapInt64(&cached, v, v|read) {
+			// overridden: Set is between its two writes, or restoring.
+			return v >> flagBits
+		}
 	}
-	return startTicker()
 }
 
 // Now returns the current time as the clock in force sees it.
@@ -109,17 +135,39 @@ func Set(c Clock) (restore func()) {
 		next = &override{c: c}
 	}
 	prev := replaced.Swap(next)
-	return func() { replaced.Store(prev) }
+	markOverridden(next != nil)
+	return func() {
+		replaced.Store(prev)
+		markOverridden(prev != nil)
+	}
+}
+
+// markOverridden sets or clears cached's overridden flag.
+func markOverridden(on bool) {
+	for {
+		v := atomic.LoadInt64(&cached)
+		w := v &^ overridden
+		if on {
+			w |= overridden
+		}
+		if v == w || atomic.CompareAndSwapInt64(&cached, v, w) {
+			return
+		}
+	}
 }
 
 func startTicker() int64 {
 	now := time.Now().UnixMilli()
-	if ticking.CompareAndSwap(false, true) {
-		cachedMillis.Store(now)
-		readSinceTick.Store(true)
-		go tick()
+	for {
+		v := atomic.LoadInt64(&cached)
+		if v&^overridden != 0 {
+			return now // another caller started it
+		}
+		if atomic.CompareAndSwapInt64(&cached, v, now<<flagBits|read|v&overridden) {
+			go tick()
+			return now
+		}
 	}
-	return now
 }
 
 // tick refreshes the cached reading until a whole idle period passes with no
@@ -127,12 +175,26 @@ func startTicker() int64 {
 func tick() {
 	t := time.NewTicker(time.Millisecond)
 	defer t.Stop()
+	wasRead := true // startTicker's caller read the first reading
 	for n := 1; ; n++ {
 		<-t.C
-		cachedMillis.Store(time.Now().UnixMilli())
-		if n%idleTicks == 0 && !readSinceTick.Swap(false) {
-			ticking.Store(false)
-			return
+		now := time.Now().UnixMilli() << flagBits
+		var v, w int64
+		for {
+			v = atomic.LoadInt64(&cached)
+			if w = now | v&overridden; atomic.CompareAndSwapInt64(&cached, v, w) {
+				break
+			}
+		}
+		if v&read != 0 {
+			wasRead = true
+		}
+		if n%idleTicks == 0 {
+			// A read of w since fails the CAS: it keeps ticking.
+			if !wasRead && atomic.CompareAndSwapInt64(&cached, w, w&overridden) {
+				return
+			}
+			wasRead = false
 		}
 	}
 }
