@@ -46,7 +46,8 @@ func (b *bucket) cell(s int) *cell {
 }
 
 type cell struct {
-	n atomic.Int64
+	// n is written by one processor only (count.go), read atomically.
+	n int64
 	_ [56]byte // one cache line each
 }
 
@@ -136,7 +137,7 @@ func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCou
 		}
 		check = n == w.minRequests || bad
 	} else {
-		b.cell(stripe & (stripes - 1)).n.Add(1)
+		b.countGood(stripe)
 		check = bad
 	}
 	if !check {
@@ -144,7 +145,7 @@ func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCou
 	}
 	total = b.early.Load()
 	for i := range int(b.n) {
-		total += b.cell(i).n.Load()
+		total += atomic.LoadInt64(&b.cell(i).n)
 	}
 	return true, total, b.bad.Load()
 }

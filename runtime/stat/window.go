@@ -401,6 +401,38 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	}
 	idx, start := w.locate(now)
 	slot := &w.buckets[idx]
+	if b := slot.Load(); b != nil && b.start >= start && w.sampleCount == 2 {
+		// The common case, the bucket current in a window of two (a flow
+		// rule's second), without the loops: one other bucket, before it.
+		j := idx - 1
+		if j < 0 {
+			j = len(w.buckets) - 1
+		}
+		var others int64
+		if o := w.buckets[j].Load(); o != nil && o.start == start-w.lenMs {
+			others = o.cell(0).counts[ev].Load()
+		}
+		c := &b.cell(0).counts[ev]
+		cur := c.Load()
+		if others+cur+n > limit {
+			return false
+		}
+		if c.CompareAndSwap(cur, cur+n) && slot.Load() == b {
+			if w.reservedAfter(start) && !w.Fits(now, ev, limit) {
+				c.Add(-n)
+				return false
+			}
+			return true
+		}
+		// Raced: another add, or the bucket replaced (what we added
+		// went with it). tryAdd tries again, as its own loop would.
+	}
+	return w.tryAdd(now, ev, n, limit, idx, start)
+}
+
+// tryAdd is TryAdd for any window, at now's slot idx and bucket start.
+func (w *Window) tryAdd(now int64, ev Event, n, limit int64, idx int, start int64) bool {
+	slot := &w.buckets[idx]
 	for {
 		b := slot.Load() // the common case: the bucket is current
 		if b == nil || b.start < start {
