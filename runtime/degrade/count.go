@@ -20,9 +20,9 @@ func procPin() int
 //go:linkname procUnpin runtime.procUnpin
 func procUnpin()
 
-// countGood counts one completion past the bucket's first minRequests.
+// countPastMin counts one completion past the bucket's first minRequests.
 // stripe, the call's, is for the race detector's build.
-func (b *bucket) countGood(stripe int) {
+func (b *bucket) countPastMin(stripe int) {
 	pid := procPin()
 	if unsafe.Sizeof(uintptr(0)) == 8 && uint(pid) < uint(b.n) {
 		b.cell(pid).n++

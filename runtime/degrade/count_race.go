@@ -4,9 +4,9 @@ package degrade
 
 import "sync/atomic"
 
-// countGood counts one completion past the bucket's first minRequests on
+// countPastMin counts one completion past the bucket's first minRequests on
 // the call's stripe, atomically: the race detector cannot see the
 // exclusion that count.go's pinning gives.
-func (b *bucket) countGood(stripe int) {
+func (b *bucket) countPastMin(stripe int) {
 	atomic.AddInt64(&b.cell(stripe&(stripes-1)).n, 1)
 }

@@ -137,7 +137,7 @@ func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCou
 		}
 		check = n == w.minRequests || bad
 	} else {
-		b.countGood(stripe)
+		b.countPastMin(stripe)
 		check = bad
 	}
 	if !check {

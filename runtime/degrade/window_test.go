@@ -1,6 +1,7 @@
 package degrade
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,4 +36,24 @@ func TestWindowTumblesAndKeepsTheNewestBucket(t *testing.T) {
 	_, total, _ = w.add(-1, 0, true)
 	assert.Equal(t, int64(2), total)
 	assert.Equal(t, int64(-1000), (&window{interval: 1000, minRequests: 1}).start(-1), "negative times align down")
+}
+
+// Past minRequests each processor counts on its own cell (count.go):
+// completions from every processor at once are all counted.
+func TestWindowCountsEveryCompletionFromEveryProcessor(t *testing.T) {
+	w := &window{interval: 1 << 40, minRequests: 5}
+	const goroutines, each = 8, 2000
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				w.add(10, g, i%100 == 0)
+			}
+		})
+	}
+	wg.Wait()
+	check, total, bad := w.add(10, 0, true)
+	assert.True(t, check)
+	assert.Equal(t, int64(goroutines*each+1), total)
+	assert.Equal(t, int64(goroutines*each/100+1), bad)
 }
