@@ -26,6 +26,7 @@ import (
 type Engine struct {
 	cfg    middlewareConfig
 	engine *web.Engine[*http.Request]
+	spares web.Spares[http.Request] // what refused requests leave, for the next
 }
 
 // NewEngine returns an Engine configured by opts.
@@ -53,7 +54,7 @@ func (g *Engine) Enter(w http.ResponseWriter, r *http.Request, pattern string) (
 	// The request the handlers see lives in the entry's allocation: the
 	// copy WithContext makes is inlined and copied there, never on the
 	// heap of its own.
-	e, req, b := web.EnterWith[http.Request](g.engine, r.Context(), r, res, name)
+	e, req, b := web.EnterSpared(g.engine, &g.spares, r.Context(), r, res, name)
 	if b != nil {
 		g.cfg.block(w, r, b)
 		return r, nil, false

@@ -60,9 +60,12 @@ func Middleware(opts ...Option) func(http.Handler) http.Handler {
 	for _, o := range opts {
 		o.applyMiddleware(&cfg)
 	}
-	engine := cfg.engine() // shared by every handler this middleware wraps
+	// Shared by every handler this middleware wraps: a router that wraps
+	// its handlers on every request (gorilla/mux) allocates only the
+	// small middleware below.
+	shared := &middlewareShared{middlewareConfig: cfg, engine: cfg.engine()}
 	return func(next http.Handler) http.Handler {
-		m := &middleware{middlewareConfig: cfg, next: next, engine: engine}
+		m := &middleware{middlewareShared: shared, next: next, mux: cfg.mux}
 		if m.mux == nil && m.routeName == nil {
 			m.mux, _ = next.(*http.ServeMux)
 		}
@@ -82,11 +85,21 @@ func HandleFunc(mux *http.ServeMux, pattern string, handler func(http.ResponseWr
 	Handle(mux, pattern, http.HandlerFunc(handler), opts...)
 }
 
-type middleware struct {
+// middlewareShared is what every handler a Middleware wraps shares.
+type middlewareShared struct {
 	middlewareConfig
-	next   http.Handler
 	engine *web.Engine[*http.Request]
 	warned atomic.Bool
+	// The allocations refused requests leave, for the next requests.
+	states   web.Spares[requestState]
+	requests web.Spares[http.Request]
+}
+
+// middleware is one handler a Middleware wraps.
+type middleware struct {
+	*middlewareShared
+	next http.Handler
+	mux  *http.ServeMux // the router to ask for the pattern, if any
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -106,11 +119,11 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var b *runtime.BlockError
 	if m.errorStatus != nil {
 		var st *requestState
-		if e, st, b = web.EnterWith[requestState](m.engine, r.Context(), r, res, name); b == nil {
+		if e, st, b = web.EnterSpared(m.engine, &m.states, r.Context(), r, res, name); b == nil {
 			req, sw = &st.req, &st.writer
 		}
 	} else {
-		e, req, b = web.EnterWith[http.Request](m.engine, r.Context(), r, res, name)
+		e, req, b = web.EnterSpared(m.engine, &m.requests, r.Context(), r, res, name)
 	}
 	if b != nil {
 		m.block(w, r, b)
