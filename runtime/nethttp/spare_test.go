@@ -1,0 +1,65 @@
+package nethttp_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
+	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
+)
+
+// Refused requests leave their allocation to the next requests of the
+// middleware: admitted requests served in it, concurrently with
+// refusals, each see their own entry and context, and every count
+// balances.
+func TestRequestsAdmittedInARefusalsMemoryAreTheirOwn(t *testing.T) {
+	record(t).blocking("/mw/spare/refused")
+	var served, wrong atomic.Int64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served.Add(1)
+		if name, _ := runtime.ContextName(r.Context()); name != nethttp.ContextName {
+			wrong.Add(1)
+		}
+		if r.Pattern != "/mw/spare/admitted/{id}" || r.PathValue("id") == "" {
+			wrong.Add(1)
+		}
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mw/spare/admitted/{id}", h)
+	mux.Handle("/mw/spare/refused", h)
+	for _, handler := range []http.Handler{
+		nethttp.Middleware()(mux),
+		nethttp.Middleware(nethttp.WithErrorStatus(nil))(mux),
+	} {
+		var wg sync.WaitGroup
+		var refused atomic.Int64
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 100 {
+					path := "/mw/spare/refused"
+					if (i+g)%2 == 0 {
+						path = "/mw/spare/admitted/7"
+					}
+					w := httptest.NewRecorder()
+					handler.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+					if w.Code == http.StatusTooManyRequests {
+						refused.Add(1)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		assert.Equal(t, int64(200), refused.Load())
+	}
+	assert.Equal(t, int64(400), served.Load())
+	assert.Zero(t, wrong.Load())
+	assert.Zero(t, cluster(t, "/mw/spare/refused").Threads())
+	assert.Zero(t, cluster(t, "/mw/spare/admitted/{id}").Threads())
+}
