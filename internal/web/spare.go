@@ -69,14 +69,23 @@ func EnterSpared[T, R any](g *Engine[R], spares *Spares[T], ctx context.Context,
 	if res == nil {
 		return EnterWith[T](g, ctx, r, res, name)
 	}
-	opts := g.opts[:2]
-	var withArgs [3]runtime.EntryOption
 	if g.Args != nil && res.NeedsArgs() {
-		withArgs = g.withArgs(r)
-		opts = withArgs[:]
+		withArgs := g.withArgs(r)
+		return enterSpared(g, spares, ctx, r, res, withArgs[:])
 	}
-	ctxName, origin := g.context(r, res, name)
+	return enterSpared(g, spares, ctx, r, res, g.opts[:2])
+}
+
+func enterSpared[T, R any](g *Engine[R], spares *Spares[T], ctx context.Context, r R, res *runtime.Resource, opts []runtime.EntryOption) (*runtime.SentinelEntry, *T, *runtime.BlockError) {
+	origin := ""
+	if g.Origin != nil {
+		origin = g.Origin(r)
+	}
 	if origin != "" || g.SeparateContexts {
+		ctxName := ContextName
+		if g.SeparateContexts {
+			ctxName = res.Name()
+		}
 		return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts...)
 	}
 	slot := spares.slot()
