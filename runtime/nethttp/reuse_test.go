@@ -63,3 +63,30 @@ func TestRequestsAdmittedInARefusalsMemoryAreTheirOwn(t *testing.T) {
 	assert.Zero(t, cluster(t, "/mw/spare/refused").Threads())
 	assert.Zero(t, cluster(t, "/mw/spare/admitted/{id}").Threads())
 }
+
+type pointerHandler struct{ name string }
+
+func (*pointerHandler) ServeHTTP(http.ResponseWriter, *http.Request) {}
+
+// A router that wraps its handlers on every request (gorilla/mux) gets
+// the middleware it got for the same handler before; other handlers,
+// even equal ones in other places, get their own.
+func TestWrappingTheSameHandlerAgainGivesTheSameMiddleware(t *testing.T) {
+	mw := nethttp.Middleware()
+	fn := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	other := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	p1, p2 := &pointerHandler{"a"}, &pointerHandler{"a"}
+	mux := http.NewServeMux()
+
+	assert.Same(t, mw(fn), mw(fn), "a HandlerFunc, whose type is not comparable")
+	assert.NotSame(t, mw(fn), mw(other))
+	assert.Same(t, mw(p1), mw(p1))
+	assert.NotSame(t, mw(p1), mw(p2), "equal values, two handlers")
+	assert.Same(t, mw(mux), mw(mux))
+	for range 100 { // more handlers than slots: each still gets its own
+		h := &pointerHandler{}
+		wrapped := mw(h)
+		assert.NotSame(t, wrapped, mw(&pointerHandler{}))
+	}
+	assert.Same(t, mw(fn), mw(fn))
+}
