@@ -37,12 +37,13 @@ type spareSlot[T any] struct {
 }
 
 // slot picks a slot by the calling goroutine's stack: requests are served
-// on goroutines of their own, whose stacks lie apart, so concurrent
-// requests mostly pick different slots, with no shared counter to pick by.
+// on goroutines of their own, whose stacks lie apart (2 KiB at the least),
+// so concurrent requests mostly pick different slots, with no shared
+// counter to pick by. A request puts back in the slot it took from.
 func (s *Spares[T]) slot() *spareSlot[T] {
 	var here byte
-	i := uintptr(unsafe.Pointer(&here)) >> 13 // stacks start at least 8 KiB apart
-	return &s.slots[i%spareSlots]
+	p := uintptr(unsafe.Pointer(&here))
+	return &s.slots[(p>>11^p>>14)%spareSlots]
 }
 
 // get returns a spare allocation, or a new one.
