@@ -94,7 +94,7 @@ func protect(engine *nethttp.Engine, next echo.HandlerFunc) echo.HandlerFunc {
 // wrappedHandlers are the handlers the middleware made for the handlers it
 // was applied to lately, in slots picked by the handler's address, each
 // kept by the first that lands in it.
-type wrappedHandlers [16]atomic.Pointer[wrapped]
+type wrappedHandlers [64]atomic.Pointer[wrapped]
 
 type wrapped struct {
 	next unsafe.Pointer // the function value wrapped

@@ -21,7 +21,7 @@ func TestAHandlerAppliedAgainGetsTheHandlerItGotBefore(t *testing.T) {
 	same := func(a, b echo.HandlerFunc) bool {
 		return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer() && funcValue(a) == funcValue(b)
 	}
-	routes := make([]echo.HandlerFunc, 40) // more routes than slots
+	routes := make([]echo.HandlerFunc, 100) // more routes than slots
 	for i := range routes {
 		routes[i] = func(echo.Context) error { return fmt.Errorf("route %d", i) } // a closure each
 	}

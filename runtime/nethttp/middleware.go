@@ -99,7 +99,7 @@ func handlerSlot(h http.Handler) int {
 	return int((p>>4 ^ p>>10) & (wrappedSlots - 1))
 }
 
-const wrappedSlots = 16 // a power of two
+const wrappedSlots = 64 // a power of two: routes of one router, mostly
 
 // Handle registers handler on mux for pattern behind a Middleware made of
 // opts. The handler then sees the pattern as r.Pattern, so the mux routes
@@ -254,8 +254,11 @@ func (c *middlewareConfig) block(w http.ResponseWriter, r *http.Request, b *runt
 func DefaultBlockHandler(w http.ResponseWriter, _ *http.Request, _ *runtime.BlockError) {
 	h := w.Header()
 	// As http.Error: it might be for some other content. The key is
-	// canonical already: delete spares Del's canonicalising it.
-	delete(h, "Content-Length")
+	// canonical already: delete spares Del's canonicalising it. A
+	// server's response starts with no headers: nothing to delete then.
+	if len(h) != 0 {
+		delete(h, "Content-Length")
+	}
 	// Each value is a slice of its own with no room to grow, so that a
 	// later Header().Add appends to a copy, never to the shared array.
 	h["Retry-After"] = blockAnswer.retryAfter[:1:1]
