@@ -40,7 +40,8 @@ package sentinelecho
 import (
 	"errors"
 	"net/http"
-	"reflect"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/labstack/echo/v4"
 
@@ -54,32 +55,67 @@ type Option = nethttp.Option
 // as an inbound resource named after the route's pattern.
 func Middleware(opts ...Option) echo.MiddlewareFunc {
 	engine := nethttp.NewEngine(opts...)
+	var made wrappedHandlers
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req, e, ok := engine.Enter(c.Response(), c.Request(), route(c))
-			if !ok {
-				return nil // refused, and answered
-			}
-			if e == nil {
-				return next(c)
-			}
-			c.SetRequest(req)
-			done := false
-			defer func() {
-				if !done {
-					p := recover() // nil after runtime.Goexit: the entry just exits
-					engine.Exit(req, e, 0, p)
-					if p != nil {
-						panic(p)
-					}
-				}
-			}()
-			err := next(c)
-			done = true
-			engine.Exit(req, e, status(c, err), nil)
-			return err
-		}
+		// echo applies the middleware of e.Use to the route's handler on
+		// every request: the same handler gets the handler it got before.
+		return made.get(next, func() echo.HandlerFunc { return protect(engine, next) })
 	}
+}
+
+// protect is next behind engine.
+func protect(engine *nethttp.Engine, next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req, e, ok := engine.Enter(c.Response(), c.Request(), route(c))
+		if !ok {
+			return nil // refused, and answered
+		}
+		if e == nil {
+			return next(c)
+		}
+		c.SetRequest(req)
+		done := false
+		defer func() {
+			if !done {
+				p := recover() // nil after runtime.Goexit: the entry just exits
+				engine.Exit(req, e, 0, p)
+				if p != nil {
+					panic(p)
+				}
+			}
+		}()
+		err := next(c)
+		done = true
+		engine.Exit(req, e, status(c, err), nil)
+		return err
+	}
+}
+
+// wrappedHandlers are the handlers the middleware made for the handlers it
+// was applied to lately, in slots picked by the handler's address, each
+// kept by the first that lands in it.
+type wrappedHandlers [64]atomic.Pointer[wrapped]
+
+type wrapped struct {
+	next unsafe.Pointer // the function value wrapped
+	h    echo.HandlerFunc
+}
+
+// get returns the handler made for next before, or makes one. One
+// function value is one pointer: the same pointer is the same function
+// (the slot keeps it alive, so its address cannot serve another).
+func (m *wrappedHandlers) get(next echo.HandlerFunc, build func() echo.HandlerFunc) echo.HandlerFunc {
+	key := funcValue(next)
+	p := uintptr(key)
+	slot := &m[(p>>4^p>>10)%uintptr(len(m))]
+	if w := slot.Load(); w != nil && w.next == key {
+		return w.h
+	}
+	h := build()
+	if key != nil {
+		slot.CompareAndSwap(nil, &wrapped{next: key, h: h})
+	}
+	return h
 }
 
 // route is the pattern of the route that matched c's request, "" when none
@@ -87,13 +123,20 @@ func Middleware(opts ...Option) echo.MiddlewareFunc {
 // handlers it routes unmatched requests to (read each time: a service may
 // replace them at start-up).
 func route(c echo.Context) string {
-	if h := c.Handler(); h != nil {
-		p := reflect.ValueOf(h).Pointer()
-		if p == reflect.ValueOf(echo.NotFoundHandler).Pointer() || p == reflect.ValueOf(echo.MethodNotAllowedHandler).Pointer() {
+	if h := funcValue(c.Handler()); h != nil {
+		if h == funcValue(echo.NotFoundHandler) || h == funcValue(echo.MethodNotAllowedHandler) {
 			return ""
 		}
 	}
 	return c.Path()
+}
+
+// funcValue is the function value f points to. The router hands out the
+// unmatched handlers by copying the package's variables, so a request's
+// handler is one of them exactly when it points to the same value: one
+// comparison, where reflect's code pointers cost a call each.
+func funcValue(f echo.HandlerFunc) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&f))
 }
 
 // status is the response's status once the handler returned err: what was

@@ -28,9 +28,10 @@
 // then: no caller can open a breaker for other callers by hanging up or
 // choosing its own deadline.
 //
-// The handlers see a request that carries the entry; middleware that ran
-// before this one sees its own request again once it returns, without
-// context values the handlers added (r.SetCtxVar).
+// The handlers see the entry in the request's context, set in place as
+// GoFrame's own r.SetCtx sets it, so no copy of the request is made;
+// middleware that ran before this one sees its own context again once it
+// returns, without context values the handlers added (r.SetCtxVar).
 //
 // r.Context() carries the entry while the handlers run: pass it to
 // generated wrappers and their resources nest under the route in
@@ -62,9 +63,9 @@ func Middleware(opts ...Option) ghttp.HandlerFunc {
 		if h := r.GetServeHandler(); h != nil && h.Handler != nil && h.Handler.Router != nil {
 			pattern = h.Handler.Router.Uri
 		}
-		r.Context() // GoFrame puts r in the context the handlers inherit
+		ctx := r.Context() // GoFrame puts r in the context the handlers inherit
 		orig := r.Request
-		req, e, ok := engine.Enter(r.Response.BufferWriter, orig, pattern)
+		e, ok := engine.EnterEntry(r.Response.BufferWriter, orig, pattern)
 		if !ok {
 			return // answered; without Next the chain goes no further
 		}
@@ -72,15 +73,17 @@ func Middleware(opts ...Option) ghttp.HandlerFunc {
 			r.Middleware.Next()
 			return
 		}
-		// The handlers see req; whatever ran before this middleware sees
-		// its request again once it returns.
-		r.Request = req
+		// The handlers see the entry in the request's context, set in
+		// place as GoFrame's own SetCtx does: no copy of the request.
+		// Whatever ran before this middleware sees its context again once
+		// it returns.
+		r.SetCtx(e.Context())
 		done := false
 		defer func() {
-			r.Request = orig
+			r.SetCtx(ctx)
 			if !done {
 				p := recover() // GoFrame recovers handlers' panics itself: after runtime.Goexit
-				engine.Exit(req, e, 0, p)
+				engine.Exit(orig, e, 0, p)
 				if p != nil {
 					panic(p)
 				}
@@ -92,9 +95,9 @@ func Middleware(opts ...Option) ghttp.HandlerFunc {
 		// r.GetError(), whatever it answers: with
 		// ghttp.MiddlewareHandlerResponse a failed handler is a 200 whose
 		// body holds the error's code.
-		if err := r.GetError(); err != nil && !web.ContextEnded(req.Context()) {
+		if err := r.GetError(); err != nil && !web.ContextEnded(ctx) {
 			e.SetError(err)
 		}
-		engine.Exit(req, e, r.Response.Status, nil)
+		engine.Exit(orig, e, r.Response.Status, nil)
 	}
 }

@@ -174,3 +174,40 @@ func TestAStandardHandlersErrorOpensTheBreaker(t *testing.T) {
 	assert.Equal(t, 3.0, runtime.LookupResource(resource).ClusterNode().ExceptionQPS(clk.Millis()))
 	assert.Equal(t, http.StatusTooManyRequests, get(t, url+"/api/typed/1").StatusCode, "the breaker is open")
 }
+
+type outerKey struct{}
+
+// The handlers see the entry in the request's context, set in place;
+// middleware that ran before the adapter sees its own context again once
+// the adapter returns, without what the handlers added.
+func TestOuterMiddlewareSeesItsOwnContextAgain(t *testing.T) {
+	var before, inHandler, after string
+	var handlerValue, afterValue any
+	url := serve(t, func(s *ghttp.Server) {
+		s.Group("/", func(group *ghttp.RouterGroup) {
+			group.Middleware(func(r *ghttp.Request) {
+				r.SetCtxVar(outerKey{}, "outer")
+				before, _ = runtime.ContextName(r.Context())
+				r.Middleware.Next()
+				after, _ = runtime.ContextName(r.Context())
+				afterValue = r.Context().Value(handlerKey{})
+				assert.Equal(t, "outer", r.Context().Value(outerKey{}))
+			}, sentinelgoframe.Middleware())
+			group.GET("/ctx/:id", func(r *ghttp.Request) {
+				inHandler, _ = runtime.ContextName(r.Context())
+				assert.Equal(t, "outer", r.Context().Value(outerKey{}), "the outer middleware's values")
+				r.SetCtxVar(handlerKey{}, "handler")
+				handlerValue = r.Context().Value(handlerKey{})
+				r.Response.Write("ok")
+			})
+		})
+	})
+	assert.Equal(t, http.StatusOK, get(t, url+"/ctx/1").StatusCode)
+	assert.NotEqual(t, nethttp.ContextName, before, "no entry yet")
+	assert.Equal(t, nethttp.ContextName, inHandler)
+	assert.Equal(t, "handler", handlerValue)
+	assert.Equal(t, before, after)
+	assert.Nil(t, afterValue)
+}
+
+type handlerKey struct{}

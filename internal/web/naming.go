@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -119,12 +120,12 @@ func declare(name string) *runtime.Resource {
 // routeCache maps patterns to routes: a copy-on-write map, read on every
 // request without a lock, written once per pattern.
 //
-// In front of the map, recent holds routes in slots picked by a hash of a
-// few of their pattern's bytes, each slot taken by the first route that
-// lands in it and never replaced. A request finds its route there with one
-// comparison, which for the router's own pattern string is a pointer
-// comparison, instead of hashing the whole pattern; a route whose slot is
-// another's is found in the map.
+// In front of the map, recent holds routes in slots picked by the address
+// of their pattern's bytes, each slot taken by the first route that lands
+// in it and never replaced. A router hands out its own pattern string for
+// every request of a route, so a request finds its route there with one
+// pointer comparison instead of hashing the whole pattern; a pattern built
+// per request, or a route whose slot is another's, is found in the map.
 type routeCache struct {
 	mu     sync.Mutex
 	m      atomic.Pointer[map[string]*route]
@@ -133,15 +134,11 @@ type routeCache struct {
 
 const recentSlots = 64 // a power of two
 
-// recentSlot picks pattern's slot in routeCache.recent from its length and
-// four of its bytes: patterns of one router differ in length or in some of
-// them, most often near the end.
+// recentSlot picks pattern's slot in routeCache.recent from the address
+// of its bytes: the strings of one router's patterns lie apart.
 func recentSlot(pattern string) int {
-	n := len(pattern)
-	if n == 0 {
-		return 0
-	}
-	return (n*7 + int(pattern[n-1])*3 + int(pattern[n/2]) + int(pattern[n*3/4])*5 + int(pattern[n/4])*9) & (recentSlots - 1)
+	p := uintptr(unsafe.Pointer(unsafe.StringData(pattern)))
+	return int((p>>3 ^ p>>9) & (recentSlots - 1))
 }
 
 func (c *routeCache) get(pattern string) *route {

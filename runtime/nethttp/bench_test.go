@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/internal/webtest"
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -148,3 +150,29 @@ func BenchmarkMiddlewareRefused(b *testing.B) {
 // BenchmarkEntryExit is a plain runtime.Entry and Exit, in this binary:
 // the yardstick the middleware's cost over the mux is read against.
 func BenchmarkEntryExit(b *testing.B) { webtest.BenchEntryExit(b) }
+
+// The floor of a middleware whose handlers take an *http.Request: the one
+// allocation of the entry with the request copy that carries it, against
+// the entry's alone, what a plain Entry allocates.
+var (
+	entrySink       *runtime.SentinelEntry
+	entryAndReqSink *web.EntryAnd[http.Request]
+)
+
+func BenchmarkAllocateEntry(b *testing.B) {
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		entrySink = new(runtime.SentinelEntry)
+	}
+	stop()
+}
+
+func BenchmarkAllocateEntryAndRequest(b *testing.B) {
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		entryAndReqSink = new(web.EntryAnd[http.Request])
+	}
+	stop()
+}

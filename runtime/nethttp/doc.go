@@ -188,13 +188,17 @@
 // context without an origin; a request with an origin, or with a context
 // of its own (WithWebContextUnify(false)), has its context in the same
 // object, 56 bytes more. Middleware wrapping a mux adds the second
-// routing: 3 allocations (512 B), about 520 ns; a refused request, 2
-// allocations (496 B), about 420 ns.
+// routing: 3 allocations (512 B), about 520 ns. A refused request
+// allocates nothing of its own (1 allocation, 16 B, the mux's; about
+// 250 ns on a loaded machine): the object is allocated before the rules
+// are asked, and a refused request's serves the middleware's next
+// request, since nothing refers to a refused entry.
 //
 // The request copy and the status writer share the entry's allocation
 // rather than coming from a pool: a handler that keeps its request or
 // ResponseWriter after returning reaches its own request's, never a later
-// request's. When the resource is named per request (a URL cleaner that
+// request's. (A refused request's handler never ran: only its allocation
+// is reused.) When the resource is named per request (a URL cleaner that
 // rewrites the name, WithUnmatchedPath on an unmatched request), the
 // Sentinel context, the entry and the rest are allocated separately, as
 // the name is.

@@ -26,6 +26,9 @@ import (
 type Engine struct {
 	cfg    middlewareConfig
 	engine *web.Engine[*http.Request]
+	// What refused requests leave, for the next ones.
+	spares  web.Spares[http.Request]
+	entries web.Spares[struct{}]
 }
 
 // NewEngine returns an Engine configured by opts.
@@ -53,13 +56,32 @@ func (g *Engine) Enter(w http.ResponseWriter, r *http.Request, pattern string) (
 	// The request the handlers see lives in the entry's allocation: the
 	// copy WithContext makes is inlined and copied there, never on the
 	// heap of its own.
-	e, req, b := web.EnterWith[http.Request](g.engine, r.Context(), r, res, name)
+	e, req, b := web.EnterSpared(g.engine, &g.spares, r.Context(), r, res, name)
 	if b != nil {
 		g.cfg.block(w, r, b)
 		return r, nil, false
 	}
 	*req = *r.WithContext(e.Context())
 	return req, e, true
+}
+
+// EnterEntry is Enter for routers whose own API sets a request's context
+// in place (GoFrame's Request.SetCtx), whose handlers so need no copy of
+// the request: it returns the entry alone, whose Context the router should
+// give the handlers, and allocates the entry alone. e is nil when the
+// request is not protected. ok is false when a rule refused the request,
+// which EnterEntry has answered on w.
+func (g *Engine) EnterEntry(w http.ResponseWriter, r *http.Request, pattern string) (e *runtime.SentinelEntry, ok bool) {
+	res, name := g.engine.Target(r, r.Method, pattern, r.URL.Path)
+	if res == nil && name == "" {
+		return nil, true
+	}
+	e, _, b := web.EnterSpared(g.engine, &g.entries, r.Context(), r, res, name)
+	if b != nil {
+		g.cfg.block(w, r, b)
+		return nil, false
+	}
+	return e, true
 }
 
 // Exit exits entry e of req (as Enter returned them; nothing when e is

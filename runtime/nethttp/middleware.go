@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -60,15 +61,45 @@ func Middleware(opts ...Option) func(http.Handler) http.Handler {
 	for _, o := range opts {
 		o.applyMiddleware(&cfg)
 	}
-	engine := cfg.engine() // shared by every handler this middleware wraps
+	// Shared by every handler this middleware wraps.
+	shared := &middlewareShared{middlewareConfig: cfg, engine: cfg.engine()}
 	return func(next http.Handler) http.Handler {
-		m := &middleware{middlewareConfig: cfg, next: next, engine: engine}
+		// A router that wraps its handlers on every request (gorilla/mux)
+		// wraps the same handler again and again: it gets the same
+		// middleware back.
+		slot := &shared.wrapped[handlerSlot(next)]
+		if m := slot.Load(); m != nil && sameHandler(m.next, next) {
+			return m
+		}
+		m := &middleware{middlewareShared: shared, next: next, mux: cfg.mux}
 		if m.mux == nil && m.routeName == nil {
 			m.mux, _ = next.(*http.ServeMux)
 		}
+		slot.CompareAndSwap(nil, m) // the first handler of a slot keeps it
 		return m
 	}
 }
+
+// handlerWords are the two words of an http.Handler: its dynamic type and
+// its value, or a pointer to it.
+type handlerWords struct{ typ, data unsafe.Pointer }
+
+// sameHandler reports whether a and b hold the same value: the same type
+// and the same pointer, which for a value that is not a pointer points to
+// one immutable copy of it. (== on the interfaces would panic for a
+// HandlerFunc, whose type is not comparable.)
+func sameHandler(a, b http.Handler) bool {
+	return *(*handlerWords)(unsafe.Pointer(&a)) == *(*handlerWords)(unsafe.Pointer(&b))
+}
+
+// handlerSlot picks h's slot in middlewareShared.wrapped by its value's
+// address.
+func handlerSlot(h http.Handler) int {
+	p := uintptr((*handlerWords)(unsafe.Pointer(&h)).data)
+	return int((p>>4 ^ p>>10) & (wrappedSlots - 1))
+}
+
+const wrappedSlots = 64 // a power of two: routes of one router, mostly
 
 // Handle registers handler on mux for pattern behind a Middleware made of
 // opts. The handler then sees the pattern as r.Pattern, so the mux routes
@@ -82,11 +113,24 @@ func HandleFunc(mux *http.ServeMux, pattern string, handler func(http.ResponseWr
 	Handle(mux, pattern, http.HandlerFunc(handler), opts...)
 }
 
-type middleware struct {
+// middlewareShared is what every handler a Middleware wraps shares.
+type middlewareShared struct {
 	middlewareConfig
-	next   http.Handler
 	engine *web.Engine[*http.Request]
 	warned atomic.Bool
+	// The allocations refused requests leave, for the next requests.
+	states   web.Spares[requestState]
+	requests web.Spares[http.Request]
+	// The middleware of recently wrapped handlers, in slots picked by
+	// the handler's address, each kept by the first that lands in it.
+	wrapped [wrappedSlots]atomic.Pointer[middleware]
+}
+
+// middleware is one handler a Middleware wraps.
+type middleware struct {
+	*middlewareShared
+	next http.Handler
+	mux  *http.ServeMux // the router to ask for the pattern, if any
 }
 
 func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -106,11 +150,11 @@ func (m *middleware) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var b *runtime.BlockError
 	if m.errorStatus != nil {
 		var st *requestState
-		if e, st, b = web.EnterWith[requestState](m.engine, r.Context(), r, res, name); b == nil {
+		if e, st, b = web.EnterSpared(m.engine, &m.states, r.Context(), r, res, name); b == nil {
 			req, sw = &st.req, &st.writer
 		}
 	} else {
-		e, req, b = web.EnterWith[http.Request](m.engine, r.Context(), r, res, name)
+		e, req, b = web.EnterSpared(m.engine, &m.requests, r.Context(), r, res, name)
 	}
 	if b != nil {
 		m.block(w, r, b)
@@ -210,8 +254,11 @@ func (c *middlewareConfig) block(w http.ResponseWriter, r *http.Request, b *runt
 func DefaultBlockHandler(w http.ResponseWriter, _ *http.Request, _ *runtime.BlockError) {
 	h := w.Header()
 	// As http.Error: it might be for some other content. The key is
-	// canonical already: delete spares Del's canonicalising it.
-	delete(h, "Content-Length")
+	// canonical already: delete spares Del's canonicalising it. A
+	// server's response starts with no headers: nothing to delete then.
+	if len(h) != 0 {
+		delete(h, "Content-Length")
+	}
 	// Each value is a slice of its own with no room to grow, so that a
 	// later Header().Add appends to a copy, never to the shared array.
 	h["Retry-After"] = blockAnswer.retryAfter[:1:1]
