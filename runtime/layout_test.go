@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -22,4 +23,17 @@ func TestAShortChainIsOneCacheLine(t *testing.T) {
 	var c boundChain
 	assert.Equal(t, uintptr(128), unsafe.Sizeof(c))
 	assert.Equal(t, uintptr(64), unsafe.Offsetof(c.long), "gen, n, the exit run and short fill the first line")
+}
+
+// A call reads, of its DefaultNode in the default context, the pointer
+// to its statistics and their last 24 bytes (package stat's layout test):
+// one cache line.
+func TestADefaultNodeIsOneLine(t *testing.T) {
+	for i := range 8 { // objects of a size class not a multiple of 64 would straddle some
+		n := newResource(fmt.Sprintf("layout-default-node-%d", i)).newDefaultNode()
+		first := uintptr(unsafe.Pointer(&n.Node)) / 64
+		hot := unsafe.Add(unsafe.Pointer(n.Node), unsafe.Sizeof(*n.Node)-24)
+		assert.Equal(t, first, uintptr(hot)/64)
+		assert.Equal(t, first, (uintptr(unsafe.Pointer(n.Node))+unsafe.Sizeof(*n.Node)-1)/64)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/internal/blocklog"
 	"github.com/sentinelgen/sentinelgen/internal/capmap"
@@ -402,10 +403,14 @@ func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry, c *Call) 
 // in flight, and the ClusterNode sums theirs.
 func (r *Resource) newDefaultNode() *DefaultNode {
 	if r.sharing == nil {
-		// The node and its statistics in one allocation: calls read both.
+		// The node and its statistics in one allocation of 128 bytes,
+		// which objects of that size class start at multiples of: what a
+		// call reads of the statistics (their last 24 bytes) and the
+		// node's pointer to them are one cache line.
 		both := &struct {
 			s stat.Node
 			d DefaultNode
+			_ [128 - unsafe.Sizeof(stat.Node{}) - unsafe.Sizeof(DefaultNode{})]byte
 		}{}
 		both.s.ShareWith(r.cluster.Node)
 		both.d.Node, both.d.resource = &both.s, r

@@ -23,79 +23,54 @@ const (
 // RT of a bucket, and the value MinRT reports when nothing completed.
 const DefaultMaxRT = 5000
 
-// cell is one stripe of a bucket: one cache line.
+// cell is one stripe of a bucket: one cache line. Every cell carries the
+// bucket's start and size, so that a writer compares the start and adds
+// its count on its own line: a call touches one line of a bucket, and
+// processors counting on different stripes share none.
 type cell struct {
+	start  int64 // the bucket's; never changes
+	n      int32 // the bucket's cells
+	_      int32
 	counts [numEvents]atomic.Int64
 	minRT  atomic.Int64
-	_      [16]byte
 }
 
-// bucket holds the counts of one time slice: a header, followed in the
-// same allocation by its cells (allocBucket). Its start never changes: a
-// stale bucket is replaced, not reset, so a writer that raced the
+// bucket holds the counts of one time slice: its cell 0, followed in the
+// same allocation by its other cells (newBucket). Its start never changes:
+// a stale bucket is replaced, not reset, so a writer that raced the
 // replacement can tell (see Window.Add).
 //
 // A bucket holds no Go pointer, so the garbage collector never scans one,
 // and a cell's address is the bucket's plus an offset: reading a count
 // waits for no other load.
-type bucket struct {
-	start int64
-	n     int32 // cells
-	off   int32 // the first cell's offset from the bucket's address
-}
+type bucket cell
 
-// cell returns cell s, which must be below b.n.
+// cell returns cell s, which must be below b.n. Readers use it; writers,
+// which know the window's stripes, use stripe.
 func (b *bucket) cell(s int) *cell {
 	if uint(s) >= uint(b.n) {
 		panic("stat: cell index out of range")
 	}
-	return (*cell)(unsafe.Add(unsafe.Pointer(b), uintptr(b.off)+uintptr(s)*unsafe.Sizeof(cell{})))
+	return b.stripe(s)
 }
 
+// stripe returns cell s without reading cell 0, whose line another
+// processor may be writing. s must be below the window's stripes, which
+// every bucket of the window has: callers mask their stripe with them.
+func (b *bucket) stripe(s int) *cell {
+	return (*cell)(unsafe.Add(unsafe.Pointer(b), uintptr(s)*unsafe.Sizeof(cell{})))
+}
+
+// newBucket allocates a bucket and its cells together. Its size, 64 bytes
+// times a power of two up to 1 KiB, is a size class whose objects start at
+// multiples of their size: each cell is exactly one cache line.
 func newBucket(start int64, stripes int) *bucket {
-	b := allocBucket(stripes)
-	b.start = start
-	for i := range int(b.n) {
-		b.cell(i).minRT.Store(DefaultMaxRT)
+	cs := make([]cell, stripes)
+	for i := range cs {
+		cs[i].start, cs[i].n = start, int32(stripes)
+		cs[i].minRT.Store(DefaultMaxRT)
 	}
-	return b
-}
-
-// allocBucket allocates a bucket and its cells together, so that a call's
-// counts sit next to the bucket's start it compares. With more than one
-// cell the header is padded to a cache line: objects of these sizes start
-// at multiples of their size, so each cell keeps a line of its own.
-// Stripes are a power of two, at most maxStripes.
-func allocBucket(stripes int) *bucket {
-	switch stripes {
-	case 1:
-		// One cell shares no line with another's: no padding.
-		a := &struct {
-			b bucket
-			c [1]cell
-		}{}
-		a.b.n, a.b.off = 1, int32(unsafe.Offsetof(a.c))
-		return &a.b
-	case 2:
-		return paddedBucket[[2]cell](2)
-	case 4:
-		return paddedBucket[[4]cell](4)
-	case 8:
-		return paddedBucket[[8]cell](8)
-	}
-	return paddedBucket[[maxStripes]cell](maxStripes)
-}
-
-// paddedBucket allocates a bucket whose header is padded to a cache line,
-// followed by the n cells of A.
-func paddedBucket[A any](n int32) *bucket {
-	a := &struct {
-		b bucket
-		_ [64 - unsafe.Sizeof(bucket{})]byte
-		c A
-	}{}
-	a.b.n, a.b.off = n, int32(unsafe.Offsetof(a.c))
-	return &a.b
+	return (*bucket)(&cs[0])
 }
 
 func (b *bucket) sum(ev Event) int64 {
@@ -106,7 +81,7 @@ func (b *bucket) sum(ev Event) int64 {
 	return s
 }
 
-func (b *bucket) minRT() int64 {
+func (b *bucket) leastRT() int64 {
 	m := int64(DefaultMaxRT)
 	for i := range int(b.n) {
 		m = min(m, b.cell(i).minRT.Load())
@@ -319,6 +294,19 @@ func (w *Window) recordMinRT(at, rt int64) {
 	}
 }
 
+// current returns the bucket starting at start in slot, renewing a stale
+// one, and its cell s. The common case, a current bucket, reads the slot
+// and cell s's line only: s must be below w.stripes (see bucket.stripe).
+func (w *Window) current(slot *atomic.Pointer[bucket], start int64, s int) (*bucket, *cell) {
+	if b := slot.Load(); b != nil {
+		if c := b.stripe(s); c.start >= start {
+			return b, c
+		}
+	}
+	b := w.renew(slot, start)
+	return b, b.cell(s)
+}
+
 // Add counts n events of kind ev at time now.
 func (w *Window) Add(now int64, ev Event, n int64) {
 	slot, start := w.pos(now)
@@ -327,11 +315,8 @@ func (w *Window) Add(now int64, ev Event, n int64) {
 
 func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64) {
 	for {
-		b := slot.Load() // the common case: the bucket is current
-		if b == nil || b.start < start {
-			b = w.renew(slot, start)
-		}
-		b.cell(s).counts[ev].Add(n)
+		b, c := w.current(slot, start, s)
+		c.counts[ev].Add(n)
 		if slot.Load() == b {
 			return
 		}
@@ -355,11 +340,7 @@ func (w *Window) AddCompletion(now, rt, n int64, failed bool) {
 
 func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int, rt, n int64, failed bool) {
 	for {
-		b := slot.Load() // the common case: the bucket is current
-		if b == nil || b.start < start {
-			b = w.renew(slot, start)
-		}
-		c := b.cell(s)
+		b, c := w.current(slot, start, s)
 		c.counts[Success].Add(n)
 		c.counts[RT].Add(rt)
 		if failed {
@@ -443,10 +424,14 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 func (w *Window) AddAt(at int64, ev Event, n int64) bool {
 	slot, start := w.pos(at)
 	b := slot.Load()
-	if b == nil || b.start != start {
+	if b == nil {
 		return false
 	}
-	b.cell(stripe(w.stripes)).counts[ev].Add(n)
+	c := b.stripe(stripe(w.stripes))
+	if c.start != start {
+		return false
+	}
+	c.counts[ev].Add(n)
 	return true
 }
 
@@ -491,7 +476,7 @@ func (w *Window) MinRT(now int64) int64 {
 	m := int64(DefaultMaxRT)
 	for i := range w.buckets {
 		if b := w.buckets[i].Load(); b != nil && w.inWindow(b.start, cur) {
-			m = min(m, b.minRT())
+			m = min(m, b.leastRT())
 		}
 	}
 	return max(m, 1)
@@ -548,7 +533,7 @@ func (w *Window) Buckets(now int64) []Counts {
 			Success:   b.sum(Success),
 			Exception: b.sum(Exception),
 			RT:        b.sum(RT),
-			MinRT:     b.minRT(),
+			MinRT:     b.leastRT(),
 		})
 	}
 	// Insertion sort: the ring is short and nearly ordered.
@@ -594,7 +579,7 @@ func (w *Window) seed(from *Window) {
 				c.counts[ev].Add(v)
 			}
 		}
-		if m := b.minRT(); m < DefaultMaxRT {
+		if m := b.leastRT(); m < DefaultMaxRT {
 			for {
 				cur := c.minRT.Load()
 				if m >= cur || c.minRT.CompareAndSwap(cur, m) {

@@ -1,0 +1,44 @@
+package stat
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// line is the cache line of p.
+func line(p unsafe.Pointer) uintptr { return uintptr(p) / 64 }
+
+// A call reads, of a node made by NewNode, its second, the window's ring
+// slot and the window's slice of the ring: one cache line.
+func TestANodesWindowIsOneLine(t *testing.T) {
+	for _, history := range []bool{false, true} {
+		n := NewNode(history)
+		w := n.second.Load()
+		l := line(unsafe.Pointer(&n.second))
+		assert.Zero(t, uintptr(unsafe.Pointer(&n.second))%64, "second starts a line")
+		for i := range w.buckets {
+			assert.Equal(t, l, line(unsafe.Pointer(&w.buckets[i])), "slot %d", i)
+		}
+		assert.Equal(t, l, line(unsafe.Add(unsafe.Pointer(&w.buckets), unsafe.Sizeof(w.buckets)-1)), "the slice")
+	}
+}
+
+// What a call reads of a node is its last 24 bytes (threads, inBase,
+// second), so that a node placed at a line's start, or 24 bytes before
+// its end, keeps them on one line.
+func TestANodesHotFieldsAreItsLast(t *testing.T) {
+	var n Node
+	assert.Equal(t, unsafe.Sizeof(n)-24, unsafe.Offsetof(n.threads))
+	assert.Less(t, unsafe.Offsetof(n.inBase), unsafe.Offsetof(n.second))
+	assert.Equal(t, unsafe.Sizeof(n)-8, unsafe.Offsetof(n.second))
+}
+
+// Each stripe's count of calls in flight is a line of its own.
+func TestThreadsEachALine(t *testing.T) {
+	n := NewNode(false)
+	for s := range stripeCount {
+		assert.Zero(t, uintptr(unsafe.Pointer(n.thread(s)))%64, "stripe %d", s)
+	}
+}
