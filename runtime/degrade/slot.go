@@ -38,14 +38,19 @@ func (defaultSlot) Bind(r *runtime.Resource) runtime.Checker {
 // checker runs a resource's breakers. Every enforcing breaker must admit
 // a call; a dry-run breaker that refuses one counts a would-be block and
 // lets it through (dryRun).
+//
+// What Check and Exit read is in the first 56 bytes, and the checker is
+// padded to 128 bytes, a size class whose objects start on a cache line:
+// a call reads one line of it.
 type checker struct {
 	breakers []*breaker
 	inline   [2]*breaker // breakers, when they are few: one line with the checker
-	// dry marks, by index, the breakers of dry-run rules; nil when there
-	// are none. exitDry is set when some breaker has been a dry-run one:
-	// exits then ask each breaker whether it refused the call.
-	dry     []bool
+	// exitDry is set when some breaker has been a dry-run one: exits then
+	// ask each breaker whether it refused the call. dry marks, by index,
+	// the breakers of dry-run rules; nil when there are none.
 	exitDry bool
+	dry     []bool
+	_       [128 - 72]byte
 }
 
 func newChecker(bs []*breaker) runtime.Checker {

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
@@ -82,12 +83,17 @@ func rulesFor(rs *ruleSet, name string) []*compiled {
 
 // checker is the flow slot bound to one resource: its rules in Java's
 // order.
+//
+// A call reads the slice and the first rule's fields up to its kind and
+// app: one cache line, the checker being padded to 192 bytes, a size
+// class whose objects start on a line.
 type checker struct {
 	rules          []boundRule
 	inline         [1]boundRule // rules, when there is one: with the checker
 	hasGates       bool
 	hasThreadGates bool
 	hasDryGates    bool // every exit must forget the calls they refused
+	_              [192 - 24 - unsafe.Sizeof(boundRule{}) - 3]byte
 }
 
 // Check is Java's FlowRuleChecker.checkFlow: the first rule that refuses

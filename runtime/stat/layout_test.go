@@ -42,3 +42,13 @@ func TestThreadsEachALine(t *testing.T) {
 		assert.Zero(t, uintptr(unsafe.Pointer(n.thread(s)))%64, "stripe %d", s)
 	}
 }
+
+// A flow gate's window and its ring are 128 bytes: two lines, whatever
+// the allocation's place.
+func TestAnOccupiableWindowIsTwoLines(t *testing.T) {
+	for range 8 {
+		w := NewOccupiableWindow(SecondSampleCount, SecondIntervalMs)
+		assert.Zero(t, uintptr(unsafe.Pointer(w))%128)
+		assert.Equal(t, line(unsafe.Pointer(w))+1, line(unsafe.Pointer(&w.buckets[0])))
+	}
+}

@@ -1,6 +1,9 @@
 package stat
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Occupiable windows: Java's OccupiableBucketLeapArray, whose
 // FutureBucketLeapArray holds the passes that prioritized calls borrowed
@@ -15,10 +18,13 @@ import "sync/atomic"
 func NewOccupiableWindow(sampleCount int, intervalMs int64) *Window {
 	if sampleCount == SecondSampleCount {
 		// A flow rule's gate, on every call: the ring in the same
-		// allocation as the window.
+		// allocation as the window, of 128 bytes, a size class whose
+		// objects start on a cache line. TryAdd reads the window's first
+		// line and the ring's.
 		a := &struct {
 			w     Window
 			slots [2 * SecondSampleCount]atomic.Pointer[bucket]
+			_     [128 - unsafe.Sizeof(Window{}) - 2*SecondSampleCount*8]byte
 		}{}
 		a.w.init(sampleCount, intervalMs, a.slots[:], 1)
 		return &a.w
