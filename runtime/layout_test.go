@@ -37,3 +37,15 @@ func TestADefaultNodeIsOneLine(t *testing.T) {
 		assert.Equal(t, first, (uintptr(unsafe.Pointer(n.Node))+unsafe.Sizeof(*n.Node)-1)/64)
 	}
 }
+
+// What every call reads of its Resource (the chain, the default node, the
+// cluster's statistics, the kinds) is the first line of a line-aligned
+// allocation.
+func TestAResourceIsOneLineToACall(t *testing.T) {
+	var r Resource
+	assert.LessOrEqual(t, unsafe.Offsetof(r.kinds)+4, uintptr(64))
+	for i := range 8 {
+		p := newResource(fmt.Sprintf("layout-resource-%d", i))
+		assert.Zero(t, uintptr(unsafe.Pointer(p))%64)
+	}
+}

@@ -208,7 +208,13 @@ func resourceNamed(name string, declared bool) *Resource {
 }
 
 func newResource(name string) *Resource {
-	r := &Resource{name: name, cluster: newClusterNode(name)}
+	// In 256 bytes, a size class whose objects start on a cache line, so
+	// that what every call reads (the first 56 bytes) is one line.
+	r := &new(struct {
+		r Resource
+		_ [256 - unsafe.Sizeof(Resource{})]byte
+	}).r
+	r.name, r.cluster = name, newClusterNode(name)
 	r.clusterStat = r.cluster.Node
 	r.bound.Store(unbound)
 	r.setSpec(&ResourceSpec{Name: name})
