@@ -89,7 +89,9 @@ type Resource struct {
 	blocks atomic.Pointer[[]blockLine]
 	// dryRunBlocks counts, by BlockType, the calls dry-run rules would
 	// have blocked; dryRunHint is the block log's fast path for them.
-	dryRunBlocks [len(blockTypeNames)]atomic.Int64
+	// nil until the first (dry-run rules are rare, and the counts would
+	// take a line of every resource).
+	dryRunBlocks atomic.Pointer[blockLine]
 	dryRunHint   blocklog.Hint
 }
 
@@ -208,11 +210,11 @@ func resourceNamed(name string, declared bool) *Resource {
 }
 
 func newResource(name string) *Resource {
-	// In 256 bytes, a size class whose objects start on a cache line, so
+	// In 192 bytes, a size class whose objects start on a cache line, so
 	// that what every call reads (the first 56 bytes) is one line.
 	r := &new(struct {
 		r Resource
-		_ [256 - unsafe.Sizeof(Resource{})]byte
+		_ [192 - unsafe.Sizeof(Resource{})]byte
 	}).r
 	r.name, r.cluster = name, newClusterNode(name)
 	r.clusterStat = r.cluster.Node
@@ -268,10 +270,21 @@ type blockLine [len(blockTypeNames)]atomic.Int64
 // calls they admitted. It only grows, and is apart from BlockCount;
 // package runtime/metrics exports it as would-be blocks by type.
 func (r *Resource) DryRunBlockCount(t BlockType) int64 {
-	if int(t) >= len(r.dryRunBlocks) {
+	l := r.dryRunBlocks.Load()
+	if l == nil || int(t) >= len(l) {
 		return 0
 	}
-	return r.dryRunBlocks[t].Load()
+	return l[t].Load()
+}
+
+// dryRunLine returns the resource's counts of dry-run blocks, creating
+// them on the first.
+func (r *Resource) dryRunLine() *blockLine {
+	if l := r.dryRunBlocks.Load(); l != nil {
+		return l
+	}
+	r.dryRunBlocks.CompareAndSwap(nil, new(blockLine))
+	return r.dryRunBlocks.Load()
 }
 
 // LastBlock is the most recent block of a resource: what a page shows as

@@ -12,8 +12,8 @@ import (
 // objects start on a line.
 func TestCheckerAndBreakerAreOneLineToACall(t *testing.T) {
 	var k checker
-	assert.Equal(t, uintptr(128), unsafe.Sizeof(k))
-	assert.LessOrEqual(t, unsafe.Offsetof(k.dry)+8, uintptr(64), "breakers, inline, exitDry and dry's pointer")
+	assert.LessOrEqual(t, unsafe.Sizeof(k), uintptr(64))
+	assert.Greater(t, unsafe.Sizeof(k), uintptr(48), "the 64-byte size class")
 	var b breaker
 	assert.Equal(t, uintptr(192), unsafe.Sizeof(b))
 	assert.LessOrEqual(t, unsafe.Offsetof(b.stat)+unsafe.Sizeof(b.stat), uintptr(64), "state, grade, maxRT and the window")

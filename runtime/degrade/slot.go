@@ -39,9 +39,8 @@ func (defaultSlot) Bind(r *runtime.Resource) runtime.Checker {
 // a call; a dry-run breaker that refuses one counts a would-be block and
 // lets it through (dryRun).
 //
-// What Check and Exit read is in the first 56 bytes, and the checker is
-// padded to 128 bytes, a size class whose objects start on a cache line:
-// a call reads one line of it.
+// A checker is 56 bytes, in the 64-byte size class, whose objects start
+// on a cache line: a call reads one line of it.
 type checker struct {
 	breakers []*breaker
 	inline   [2]*breaker // breakers, when they are few: one line with the checker
@@ -49,8 +48,7 @@ type checker struct {
 	// ask each breaker whether it refused the call. dry marks, by index,
 	// the breakers of dry-run rules; nil when there are none.
 	exitDry bool
-	dry     []bool
-	_       [128 - 72]byte
+	dry     *[]bool
 }
 
 func newChecker(bs []*breaker) runtime.Checker {
@@ -62,9 +60,10 @@ func newChecker(bs []*breaker) runtime.Checker {
 	for i, b := range bs {
 		if b.rule.Load().DryRun {
 			if k.dry == nil {
-				k.dry = make([]bool, len(bs))
+				dry := make([]bool, len(bs))
+				k.dry = &dry
 			}
-			k.dry[i] = true
+			(*k.dry)[i] = true
 		}
 		if b.wasDry.Load() {
 			k.exitDry = true
@@ -77,7 +76,7 @@ func (k *checker) Check(c *runtime.Call) *runtime.BlockError {
 	now := c.NowMillis()
 	for i, b := range k.breakers {
 		if !b.tryPass(c, now) {
-			if k.dry != nil && k.dry[i] {
+			if k.dry != nil && (*k.dry)[i] {
 				b.refused.Add(c)
 				runtime.CountDryRunBlock(c, runtime.BlockDegrade, b.rule.Load())
 				continue
