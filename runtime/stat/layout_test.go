@@ -11,17 +11,18 @@ import (
 func line(p unsafe.Pointer) uintptr { return uintptr(p) / 64 }
 
 // A call reads, of a node made by NewNode, its second, the window's ring
-// slot and the window's slice of the ring: one cache line.
+// slot and the window's pointer to the ring: one cache line.
 func TestANodesWindowIsOneLine(t *testing.T) {
 	for _, history := range []bool{false, true} {
 		n := NewNode(history)
 		w := n.second.Load()
 		l := line(unsafe.Pointer(&n.second))
 		assert.Zero(t, uintptr(unsafe.Pointer(&n.second))%64, "second starts a line")
-		for i := range w.buckets {
-			assert.Equal(t, l, line(unsafe.Pointer(&w.buckets[i])), "slot %d", i)
+		for i := range w.buckets() {
+			assert.Equal(t, l, line(unsafe.Pointer(&w.buckets()[i])), "slot %d", i)
 		}
-		assert.Equal(t, l, line(unsafe.Add(unsafe.Pointer(&w.buckets), unsafe.Sizeof(w.buckets)-1)), "the slice")
+		assert.Equal(t, l, line(unsafe.Pointer(&w.ring)), "the ring's pointer")
+		assert.Equal(t, l, line(unsafe.Pointer(&w.nslots)), "its length")
 	}
 }
 
@@ -43,12 +44,20 @@ func TestThreadsEachALine(t *testing.T) {
 	}
 }
 
-// A flow gate's window and its ring are 128 bytes: two lines, whatever
-// the allocation's place.
-func TestAnOccupiableWindowIsTwoLines(t *testing.T) {
+// A flow gate's window and its ring are 128 bytes, and what TryAdd reads
+// of them (the ring, and the window's fields up to reservedUntil) is the
+// first line.
+func TestAnOccupiableWindowIsOneLineToTryAdd(t *testing.T) {
 	for range 8 {
 		w := NewOccupiableWindow(SecondSampleCount, SecondIntervalMs)
-		assert.Zero(t, uintptr(unsafe.Pointer(w))%128)
-		assert.Equal(t, line(unsafe.Pointer(w))+1, line(unsafe.Pointer(&w.buckets[0])))
+		l := line(unsafe.Pointer(&w.buckets()[0]))
+		assert.Zero(t, uintptr(unsafe.Pointer(&w.buckets()[0]))%128)
+		for _, p := range []unsafe.Pointer{
+			unsafe.Pointer(&w.buckets()[len(w.buckets())-1]), unsafe.Pointer(&w.ring),
+			unsafe.Pointer(&w.nslots), unsafe.Pointer(&w.sampleCount), unsafe.Pointer(&w.lenMs),
+			unsafe.Add(unsafe.Pointer(&w.reservedUntil), 7),
+		} {
+			assert.Equal(t, l, line(p))
+		}
 	}
 }

@@ -68,8 +68,8 @@ func (n *Node) thread(s int) *atomic.Int64 {
 }
 
 // nodeLead places a node's second at a line's start in NewNode's
-// allocation, with the window's ring and slice after it: the one line a
-// call reads there.
+// allocation, with the ring and the window's first fields after it: the
+// one line a call reads there.
 const nodeLead = 64 - unsafe.Offsetof(Node{}.second)
 
 // NewNode returns a node with Java's window shapes. With history it also
@@ -79,7 +79,7 @@ const nodeLead = 64 - unsafe.Offsetof(Node{}.second)
 func NewNode(history bool) *Node {
 	// The node, its window and its ring in one allocation of 192 bytes,
 	// which objects of that size class start at multiples of: a call
-	// reads the node's second, the ring and the window's slice of it
+	// reads the node's second, the ring and the window's pointer to it
 	// from the second cache line.
 	a := &struct {
 		_     [nodeLead]byte
@@ -149,16 +149,16 @@ func (n *Node) seconds(from, cur int64) []Counts {
 		c.RT += b.sum(RT)
 		c.MinRT = min(c.MinRT, b.leastRT())
 	}
-	for i := range n.minute.buckets {
-		if b := n.minute.buckets[i].Load(); b != nil {
+	for i := range n.minute.buckets() {
+		if b := n.minute.buckets()[i].Load(); b != nil {
 			merge(b.start, b)
 		}
 	}
 	// Buckets still in the ring have not been moved to the minute: a
 	// bucket is in one or the other, never both.
 	second := n.second.Load()
-	for i := range second.buckets {
-		if b := second.buckets[i].Load(); b != nil {
+	for i := range second.buckets() {
+		if b := second.buckets()[i].Load(); b != nil {
 			merge(b.start, b)
 		}
 	}
@@ -231,11 +231,11 @@ func (t *Tick) Complete(n *Node, rt, count int64, failed bool) {
 }
 
 func (t *Tick) add(w *Window, ev Event, count int64) {
-	w.add(&w.buckets[t.second.idx], t.second.start, t.stripe, ev, count)
+	w.add(&w.buckets()[t.second.idx], t.second.start, t.stripe, ev, count)
 }
 
 func (t *Tick) complete(w *Window, rt, count int64, failed bool) {
-	w.addCompletion(&w.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
+	w.addCompletion(&w.buckets()[t.second.idx], t.second.start, t.stripe, rt, count, failed)
 }
 
 // Threads is the number of calls in flight (Java's curThreadNum).

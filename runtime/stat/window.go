@@ -1,6 +1,7 @@
 package stat
 
 import (
+	"math"
 	"sync/atomic"
 	"unsafe"
 )
@@ -104,21 +105,28 @@ func (b *bucket) leastRT() int64 {
 // current one (the replaced bucket is unreachable, so nothing is counted
 // twice).
 type Window struct {
-	// What every call reads comes first, in one cache line.
-	buckets     []atomic.Pointer[bucket]
+	// What every call reads comes first: the ring, and what TryAdd reads
+	// too, in 32 bytes. A flow gate's window (NewOccupiableWindow) has its
+	// ring before them, a node's (NewNode) its second pointer and ring:
+	// each one cache line.
+	ring        *atomic.Pointer[bucket] // nslots of them (buckets)
+	nslots      int32
+	sampleCount int32
 	lenMs       int64
-	sampleCount int
-	stripes     int
 	// reservedUntil is the start of the latest bucket Reserve counted in
 	// (occupy.go); 0 when nothing was ever reserved.
 	reservedUntil atomic.Int64
 
+	stripes    int
 	intervalMs int64
 	// history, when set, receives each bucket as it is retired (see
 	// retire): a node keeps its minute of history that way, so calls write
 	// one window, not two.
 	history *Window
 }
+
+// buckets is the ring of bucket slots.
+func (w *Window) buckets() []atomic.Pointer[bucket] { return unsafe.Slice(w.ring, w.nslots) }
 
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
 // intervalMs must be a positive multiple of sampleCount. Its counters are
@@ -138,11 +146,14 @@ func (w *Window) init(sampleCount int, intervalMs int64, slots []atomic.Pointer[
 	if sampleCount <= 0 || intervalMs <= 0 || intervalMs%int64(sampleCount) != 0 {
 		panic("stat: window interval must be a positive multiple of its sample count")
 	}
+	if len(slots) > math.MaxInt32 {
+		panic("stat: too many window slots")
+	}
 	w.lenMs = intervalMs / int64(sampleCount)
 	w.intervalMs = intervalMs
-	w.sampleCount = sampleCount
+	w.sampleCount = int32(sampleCount)
 	w.stripes = stripes
-	w.buckets = slots
+	w.ring, w.nslots = &slots[0], int32(len(slots))
 }
 
 // newSecondWindow returns a node's second window, striped, with its ring
@@ -162,7 +173,7 @@ func (w *Window) initSecond(slots []atomic.Pointer[bucket]) {
 }
 
 // SampleCount is the number of buckets the window sums.
-func (w *Window) SampleCount() int { return w.sampleCount }
+func (w *Window) SampleCount() int { return int(w.sampleCount) }
 
 // IntervalMs is the span the window covers.
 func (w *Window) IntervalMs() int64 { return w.intervalMs }
@@ -173,7 +184,7 @@ func (w *Window) BucketMs() int64 { return w.lenMs }
 // pos locates time now: the slot of its bucket and the bucket's start.
 func (w *Window) pos(now int64) (slot *atomic.Pointer[bucket], start int64) {
 	idx, start := w.locate(now)
-	return &w.buckets[idx], start
+	return &w.buckets()[idx], start
 }
 
 // locate returns the index of now's slot and its bucket's start. Rule
@@ -183,7 +194,7 @@ func (w *Window) locate(now int64) (idx int, start int64) {
 	const secLen = SecondIntervalMs / SecondSampleCount
 	if w.lenMs == secLen && now >= 0 {
 		n := now / secLen
-		switch len(w.buckets) {
+		switch w.nslots {
 		case SecondSampleCount:
 			return int(n % SecondSampleCount), n * secLen
 		case secondSlots:
@@ -191,7 +202,7 @@ func (w *Window) locate(now int64) (idx int, start int64) {
 		}
 	}
 	n := now / w.lenMs
-	return int(n % int64(len(w.buckets))), n * w.lenMs
+	return int(n % int64(w.nslots)), n * w.lenMs
 }
 
 // position is a located instant: a slot index and its bucket's start.
@@ -375,26 +386,26 @@ func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int,
 // racing writers at least one sees the other; a writer that finds the
 // limit passed takes its own count back.
 func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
-	if w.stripes != 1 {
-		panic("stat: TryAdd on a striped window")
-	}
 	idx, start := w.locate(now)
-	slot := &w.buckets[idx]
+	slot := &w.buckets()[idx]
 	for {
 		b := slot.Load() // the common case: the bucket is current
 		if b == nil || b.start < start {
 			b = w.renew(slot, start)
 		}
+		if b.n != 1 { // the bucket's line, read anyway: every bucket has the window's stripes
+			panic("stat: TryAdd on a striped window")
+		}
 		// The window's other buckets, by position, walking the ring
 		// back from now's slot: no scan of the future slots of an
 		// occupiable ring, and no division.
 		var others int64
-		for j, t, k := idx, start, 1; k < w.sampleCount; k++ {
+		for j, t, k := idx, start, 1; k < int(w.sampleCount); k++ {
 			if j == 0 {
-				j = len(w.buckets)
+				j = len(w.buckets())
 			}
 			j, t = j-1, t-w.lenMs
-			if o := w.buckets[j].Load(); o != nil && o.start == t {
+			if o := w.buckets()[j].Load(); o != nil && o.start == t {
 				others += o.cell(0).counts[ev].Load()
 			}
 		}
@@ -449,8 +460,8 @@ func (w *Window) Sum(now int64, ev Event) int64 {
 
 func (w *Window) sumWhere(cur int64, ev Event, skip *bucket) int64 {
 	var sum int64
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && b != skip && w.inWindow(b.start, cur) {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && b != skip && w.inWindow(b.start, cur) {
 			sum += b.sum(ev)
 		}
 	}
@@ -461,8 +472,8 @@ func (w *Window) sumWhere(cur int64, ev Event, skip *bucket) int64 {
 // [from, to).
 func (w *Window) SumRange(from, to int64, ev Event) int64 {
 	var sum int64
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && b.start >= from && b.start < to {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && b.start >= from && b.start < to {
 			sum += b.sum(ev)
 		}
 	}
@@ -474,8 +485,8 @@ func (w *Window) SumRange(from, to int64, ev Event) int64 {
 func (w *Window) MinRT(now int64) int64 {
 	_, cur := w.pos(now)
 	m := int64(DefaultMaxRT)
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && w.inWindow(b.start, cur) {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && w.inWindow(b.start, cur) {
 			m = min(m, b.leastRT())
 		}
 	}
@@ -487,8 +498,8 @@ func (w *Window) MinRT(now int64) int64 {
 func (w *Window) Max(now int64, ev Event) int64 {
 	_, cur := w.pos(now)
 	m := int64(1)
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && w.inWindow(b.start, cur) {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && w.inWindow(b.start, cur) {
 			m = max(m, b.sum(ev))
 		}
 	}
@@ -521,8 +532,8 @@ type Counts struct {
 func (w *Window) Buckets(now int64) []Counts {
 	_, cur := w.pos(now)
 	out := make([]Counts, 0, w.sampleCount)
-	for i := range w.buckets {
-		b := w.buckets[i].Load()
+	for i := range w.buckets() {
+		b := w.buckets()[i].Load()
 		if b == nil || !w.inWindow(b.start, cur) {
 			continue
 		}
@@ -549,12 +560,12 @@ func (w *Window) Buckets(now int64) []Counts {
 // start, unless a newer bucket holds that slot in w. Both windows have the
 // same shape.
 func (w *Window) seed(from *Window) {
-	for i := range from.buckets {
-		b := from.buckets[i].Load()
+	for i := range from.buckets() {
+		b := from.buckets()[i].Load()
 		if b == nil {
 			continue
 		}
-		slot := &w.buckets[i]
+		slot := &w.buckets()[i]
 		var dst *bucket
 		for {
 			cur := slot.Load()

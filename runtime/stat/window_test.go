@@ -18,7 +18,7 @@ func TestWindowJavaArithmetic(t *testing.T) {
 	require.EqualValues(t, 500, w.BucketMs())
 
 	slot, start := w.pos(t0 + 1234)
-	assert.Equal(t, &w.buckets[((t0+1234)/500)%2], slot, "index is (t/len) %% n")
+	assert.Equal(t, &w.buckets()[((t0+1234)/500)%2], slot, "index is (t/len) %% n")
 	assert.Equal(t, t0+1000, start, "start is t - t%%len")
 
 	w.Add(t0, Pass, 1)
