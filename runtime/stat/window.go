@@ -387,7 +387,8 @@ func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int,
 // limit passed takes its own count back.
 func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	idx, start := w.locate(now)
-	slot := &w.buckets()[idx]
+	ring := w.buckets()
+	slot := &ring[idx]
 	for {
 		b := slot.Load() // the common case: the bucket is current
 		if b == nil || b.start < start {
@@ -402,14 +403,14 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 		var others int64
 		for j, t, k := idx, start, 1; k < int(w.sampleCount); k++ {
 			if j == 0 {
-				j = len(w.buckets())
+				j = len(ring)
 			}
 			j, t = j-1, t-w.lenMs
-			if o := w.buckets()[j].Load(); o != nil && o.start == t {
-				others += o.cell(0).counts[ev].Load()
+			if o := ring[j].Load(); o != nil && o.start == t {
+				others += o.stripe(0).counts[ev].Load()
 			}
 		}
-		c := &b.cell(0).counts[ev]
+		c := &b.stripe(0).counts[ev]
 		for {
 			cur := c.Load()
 			if others+cur+n > limit {
