@@ -231,11 +231,11 @@ func (t *Tick) Complete(n *Node, rt, count int64, failed bool) {
 }
 
 func (t *Tick) add(w *Window, ev Event, count int64) {
-	w.add(&w.buckets()[t.second.idx], t.second.start, t.stripe, ev, count)
+	w.add(w.slot(t.second.idx), t.second.start, t.stripe, ev, count)
 }
 
 func (t *Tick) complete(w *Window, rt, count int64, failed bool) {
-	w.addCompletion(&w.buckets()[t.second.idx], t.second.start, t.stripe, rt, count, failed)
+	w.addCompletion(w.slot(t.second.idx), t.second.start, t.stripe, rt, count, failed)
 }
 
 // Threads is the number of calls in flight (Java's curThreadNum).

@@ -128,6 +128,15 @@ type Window struct {
 // buckets is the ring of bucket slots.
 func (w *Window) buckets() []atomic.Pointer[bucket] { return unsafe.Slice(w.ring, w.nslots) }
 
+// slot is the ring's slot i, for the calls' paths: cheaper than indexing
+// buckets.
+func (w *Window) slot(i int) *atomic.Pointer[bucket] {
+	if uint(i) >= uint(w.nslots) {
+		panic("stat: slot index out of range")
+	}
+	return (*atomic.Pointer[bucket])(unsafe.Add(unsafe.Pointer(w.ring), uintptr(i)*unsafe.Sizeof(*w.ring)))
+}
+
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
 // intervalMs must be a positive multiple of sampleCount. Its counters are
 // not striped, so TryAdd is exact.
@@ -184,7 +193,7 @@ func (w *Window) BucketMs() int64 { return w.lenMs }
 // pos locates time now: the slot of its bucket and the bucket's start.
 func (w *Window) pos(now int64) (slot *atomic.Pointer[bucket], start int64) {
 	idx, start := w.locate(now)
-	return &w.buckets()[idx], start
+	return w.slot(idx), start
 }
 
 // locate returns the index of now's slot and its bucket's start. Rule
@@ -305,19 +314,6 @@ func (w *Window) recordMinRT(at, rt int64) {
 	}
 }
 
-// current returns the bucket starting at start in slot, renewing a stale
-// one, and its cell s. The common case, a current bucket, reads the slot
-// and cell s's line only: s must be below w.stripes (see bucket.stripe).
-func (w *Window) current(slot *atomic.Pointer[bucket], start int64, s int) (*bucket, *cell) {
-	if b := slot.Load(); b != nil {
-		if c := b.stripe(s); c.start >= start {
-			return b, c
-		}
-	}
-	b := w.renew(slot, start)
-	return b, b.cell(s)
-}
-
 // Add counts n events of kind ev at time now.
 func (w *Window) Add(now int64, ev Event, n int64) {
 	slot, start := w.pos(now)
@@ -326,7 +322,17 @@ func (w *Window) Add(now int64, ev Event, n int64) {
 
 func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64) {
 	for {
-		b, c := w.current(slot, start, s)
+		// The common case, a current bucket, reads the slot and cell s's
+		// line only: s is below w.stripes (see bucket.stripe).
+		b := slot.Load()
+		var c *cell
+		if b != nil {
+			c = b.stripe(s)
+		}
+		if c == nil || c.start < start {
+			b = w.renew(slot, start)
+			c = b.cell(s)
+		}
 		c.counts[ev].Add(n)
 		if slot.Load() == b {
 			return
@@ -351,7 +357,17 @@ func (w *Window) AddCompletion(now, rt, n int64, failed bool) {
 
 func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int, rt, n int64, failed bool) {
 	for {
-		b, c := w.current(slot, start, s)
+		// The common case, a current bucket, reads the slot and cell s's
+		// line only: s is below w.stripes (see bucket.stripe).
+		b := slot.Load()
+		var c *cell
+		if b != nil {
+			c = b.stripe(s)
+		}
+		if c == nil || c.start < start {
+			b = w.renew(slot, start)
+			c = b.cell(s)
+		}
 		c.counts[Success].Add(n)
 		c.counts[RT].Add(rt)
 		if failed {
@@ -387,8 +403,7 @@ func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int,
 // limit passed takes its own count back.
 func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 	idx, start := w.locate(now)
-	ring := w.buckets()
-	slot := &ring[idx]
+	slot := w.slot(idx)
 	for {
 		b := slot.Load() // the common case: the bucket is current
 		if b == nil || b.start < start {
@@ -403,10 +418,10 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 		var others int64
 		for j, t, k := idx, start, 1; k < int(w.sampleCount); k++ {
 			if j == 0 {
-				j = len(ring)
+				j = int(w.nslots)
 			}
 			j, t = j-1, t-w.lenMs
-			if o := ring[j].Load(); o != nil && o.start == t {
+			if o := w.slot(j).Load(); o != nil && o.start == t {
 				others += o.stripe(0).counts[ev].Load()
 			}
 		}
