@@ -44,8 +44,10 @@ func TestADefaultNodeIsOneLine(t *testing.T) {
 func TestAResourceIsOneLineToACall(t *testing.T) {
 	var r Resource
 	assert.LessOrEqual(t, unsafe.Offsetof(r.kinds)+4, uintptr(64))
-	for i := range 8 {
-		p := newResource(fmt.Sprintf("layout-resource-%d", i))
-		assert.Zero(t, uintptr(unsafe.Pointer(p))%64)
+	for i := range kept {
+		kept[i] = newResource(fmt.Sprintf("layout-resource-%d", i)) // on the heap, as resources are
+		assert.Zero(t, uintptr(unsafe.Pointer(kept[i]))%64)
 	}
 }
+
+var kept [8]*Resource

@@ -210,11 +210,12 @@ func resourceNamed(name string, declared bool) *Resource {
 }
 
 func newResource(name string) *Resource {
-	// In 192 bytes, a size class whose objects start on a cache line, so
-	// that what every call reads (the first 56 bytes) is one line.
+	// Padded to a multiple of 64 bytes (192), a size class whose objects
+	// start on a cache line, so that what every call reads (the first 56
+	// bytes) is one line.
 	r := &new(struct {
 		r Resource
-		_ [192 - unsafe.Sizeof(Resource{})]byte
+		_ [(64 - unsafe.Sizeof(Resource{})%64) % 64]byte
 	}).r
 	r.name, r.cluster = name, newClusterNode(name)
 	r.clusterStat = r.cluster.Node
@@ -422,14 +423,14 @@ func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry, c *Call) 
 // in flight, and the ClusterNode sums theirs.
 func (r *Resource) newDefaultNode() *DefaultNode {
 	if r.sharing == nil {
-		// The node and its statistics in one allocation of 128 bytes,
-		// which objects of that size class start at multiples of: what a
-		// call reads of the statistics (their last 24 bytes) and the
-		// node's pointer to them are one cache line.
+		// The node and its statistics in one allocation padded to a
+		// multiple of 64 bytes (128), a size class whose objects start on
+		// a cache line: what a call reads of the statistics (their last
+		// 24 bytes) and the node's pointer to them are one cache line.
 		both := &struct {
 			s stat.Node
 			d DefaultNode
-			_ [128 - unsafe.Sizeof(stat.Node{}) - unsafe.Sizeof(DefaultNode{})]byte
+			_ [(64 - (unsafe.Sizeof(stat.Node{})+unsafe.Sizeof(DefaultNode{}))%64) % 64]byte
 		}{}
 		both.s.ShareWith(r.cluster.Node)
 		both.d.Node, both.d.resource = &both.s, r

@@ -31,7 +31,7 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	for _, cr := range applying {
 		named = append(named, cr.rule.LimitApp)
 	}
-	ck := &checker{}
+	ck := newChecker()
 	ck.rules = ck.inline[:0]
 	for _, cr := range applying {
 		br, ok := bind(cr, r, named)
@@ -83,17 +83,22 @@ func rulesFor(rs *ruleSet, name string) []*compiled {
 
 // checker is the flow slot bound to one resource: its rules in Java's
 // order.
-//
-// A call reads the slice and the first rule's fields up to its kind and
-// app: one cache line, the checker being padded to 192 bytes, a size
-// class whose objects start on a line.
 type checker struct {
 	rules          []boundRule
 	inline         [1]boundRule // rules, when there is one: with the checker
 	hasGates       bool
 	hasThreadGates bool
 	hasDryGates    bool // every exit must forget the calls they refused
-	_              [192 - 24 - unsafe.Sizeof(boundRule{}) - 3]byte
+}
+
+// newChecker allocates a checker padded to a multiple of 64 bytes, a size
+// class whose objects start on a cache line: what a call reads, the slice
+// and the first rule's fields up to its kind and app, is one line.
+func newChecker() *checker {
+	return &new(struct {
+		ck checker
+		_  [(64 - unsafe.Sizeof(checker{})%64) % 64]byte
+	}).ck
 }
 
 // Check is Java's FlowRuleChecker.checkFlow: the first rule that refuses
