@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"fmt"
 	"testing"
 	"unsafe"
 
@@ -23,3 +24,30 @@ func TestAShortChainIsOneCacheLine(t *testing.T) {
 	assert.Equal(t, uintptr(128), unsafe.Sizeof(c))
 	assert.Equal(t, uintptr(64), unsafe.Offsetof(c.long), "gen, n, the exit run and short fill the first line")
 }
+
+// A call reads, of its DefaultNode in the default context, the pointer
+// to its statistics and their last 24 bytes (package stat's layout test):
+// one cache line.
+func TestADefaultNodeIsOneLine(t *testing.T) {
+	for i := range 8 { // objects of a size class not a multiple of 64 would straddle some
+		n := newResource(fmt.Sprintf("layout-default-node-%d", i)).newDefaultNode()
+		first := uintptr(unsafe.Pointer(&n.Node)) / 64
+		hot := unsafe.Add(unsafe.Pointer(n.Node), unsafe.Sizeof(*n.Node)-24)
+		assert.Equal(t, first, uintptr(hot)/64)
+		assert.Equal(t, first, (uintptr(unsafe.Pointer(n.Node))+unsafe.Sizeof(*n.Node)-1)/64)
+	}
+}
+
+// What every call reads of its Resource (the chain, the default node, the
+// cluster's statistics, the kinds) is the first line of a line-aligned
+// allocation.
+func TestAResourceIsOneLineToACall(t *testing.T) {
+	var r Resource
+	assert.LessOrEqual(t, unsafe.Offsetof(r.kinds)+4, uintptr(64))
+	for i := range kept {
+		kept[i] = newResource(fmt.Sprintf("layout-resource-%d", i)) // on the heap, as resources are
+		assert.Zero(t, uintptr(unsafe.Pointer(kept[i]))%64)
+	}
+}
+
+var kept [8]*Resource

@@ -60,11 +60,11 @@ func logBlock(c *Call, b *BlockError, now int64) {
 //
 // The call's pass is still counted as a pass, and it costs no allocation.
 func CountDryRunBlock(c *Call, t BlockType, rule Rule) {
-	if t == 0 || int(t) >= len(c.res.dryRunBlocks) {
+	if t == 0 || int(t) >= len(blockTypeNames) {
 		t = BlockCustom
 	}
 	n := int64(c.batch)
-	c.res.dryRunBlocks[t].Add(n)
+	c.res.dryRunLine()[t].Add(n)
 	blockLog.AddDryRun(&c.res.dryRunHint, c.NowMillis(), c.res.name, t.String(), rule, callOrigin(c), n)
 }
 

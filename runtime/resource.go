@@ -4,6 +4,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/internal/blocklog"
 	"github.com/sentinelgen/sentinelgen/internal/capmap"
@@ -88,7 +89,9 @@ type Resource struct {
 	blocks atomic.Pointer[[]blockLine]
 	// dryRunBlocks counts, by BlockType, the calls dry-run rules would
 	// have blocked; dryRunHint is the block log's fast path for them.
-	dryRunBlocks [len(blockTypeNames)]atomic.Int64
+	// nil until the first (dry-run rules are rare, and the counts would
+	// take a line of every resource).
+	dryRunBlocks atomic.Pointer[blockLine]
 	dryRunHint   blocklog.Hint
 }
 
@@ -207,7 +210,14 @@ func resourceNamed(name string, declared bool) *Resource {
 }
 
 func newResource(name string) *Resource {
-	r := &Resource{name: name, cluster: newClusterNode(name)}
+	// Padded to a multiple of 64 bytes (192), a size class whose objects
+	// start on a cache line, so that what every call reads (the first 56
+	// bytes) is one line.
+	r := &new(struct {
+		r Resource
+		_ [(64 - unsafe.Sizeof(Resource{})%64) % 64]byte
+	}).r
+	r.name, r.cluster = name, newClusterNode(name)
 	r.clusterStat = r.cluster.Node
 	r.bound.Store(unbound)
 	r.setSpec(&ResourceSpec{Name: name})
@@ -261,10 +271,21 @@ type blockLine [len(blockTypeNames)]atomic.Int64
 // calls they admitted. It only grows, and is apart from BlockCount;
 // package runtime/metrics exports it as would-be blocks by type.
 func (r *Resource) DryRunBlockCount(t BlockType) int64 {
-	if int(t) >= len(r.dryRunBlocks) {
+	l := r.dryRunBlocks.Load()
+	if l == nil || int(t) >= len(l) {
 		return 0
 	}
-	return r.dryRunBlocks[t].Load()
+	return l[t].Load()
+}
+
+// dryRunLine returns the resource's counts of dry-run blocks, creating
+// them on the first.
+func (r *Resource) dryRunLine() *blockLine {
+	if l := r.dryRunBlocks.Load(); l != nil {
+		return l
+	}
+	r.dryRunBlocks.CompareAndSwap(nil, new(blockLine))
+	return r.dryRunBlocks.Load()
 }
 
 // LastBlock is the most recent block of a resource: what a page shows as
@@ -402,10 +423,14 @@ func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry, c *Call) 
 // in flight, and the ClusterNode sums theirs.
 func (r *Resource) newDefaultNode() *DefaultNode {
 	if r.sharing == nil {
-		// The node and its statistics in one allocation: calls read both.
+		// The node and its statistics in one allocation padded to a
+		// multiple of 64 bytes (128), a size class whose objects start on
+		// a cache line: what a call reads of the statistics (their last
+		// 24 bytes) and the node's pointer to them are one cache line.
 		both := &struct {
 			s stat.Node
 			d DefaultNode
+			_ [(64 - (unsafe.Sizeof(stat.Node{})+unsafe.Sizeof(DefaultNode{}))%64) % 64]byte
 		}{}
 		both.s.ShareWith(r.cluster.Node)
 		both.d.Node, both.d.resource = &both.s, r

@@ -25,16 +25,16 @@ type window struct {
 	cur         atomic.Pointer[bucket]
 }
 
-// bucket is one interval's counts: a header, followed in the same
-// allocation by its striped cells (newBucket). It holds no Go pointer, so
-// the garbage collector never scans one, and a cell's address is the
-// bucket's plus an offset.
+// bucket is one interval's counts: a header, padded to a cache line,
+// followed in the same allocation by its striped cells (newBucket). It
+// holds no Go pointer, so the garbage collector never scans one, and a
+// cell's address is the bucket's plus an offset.
 type bucket struct {
 	start int64
 	bad   atomic.Int64
 	early atomic.Int64 // completions while the bucket held fewer than minRequests
 	n     int32        // cells: completions after that, striped by processor
-	off   int32        // the first cell's offset from the bucket's address
+	_     [64 - 28]byte
 }
 
 // cell returns cell s, which must be below b.n.
@@ -42,13 +42,24 @@ func (b *bucket) cell(s int) *cell {
 	if uint(s) >= uint(b.n) {
 		panic("degrade: cell index out of range")
 	}
-	return (*cell)(unsafe.Add(unsafe.Pointer(b), uintptr(b.off)+uintptr(s)*unsafe.Sizeof(cell{})))
+	return b.stripe(s)
 }
 
+// stripe returns cell s without reading the header, whose line every
+// processor writes until the bucket holds minRequests completions; s is
+// masked with stripes, which every bucket has.
+func (b *bucket) stripe(s int) *cell {
+	return (*cell)(unsafe.Add(unsafe.Pointer(b), unsafe.Sizeof(bucket{})+uintptr(s)*unsafe.Sizeof(cell{})))
+}
+
+// cell is one stripe's line. It carries the bucket's start, and whether
+// this stripe has seen the bucket reach minRequests, so that past the
+// first completions a good one reads and writes this line only.
 type cell struct {
-	// n is written by one processor only (count.go), read atomically.
-	n int64
-	_ [56]byte // one cache line each
+	n     atomic.Int64
+	start int64 // the bucket's
+	past  atomic.Bool
+	_     [64 - 20]byte // one cache line each
 }
 
 func (w *window) start(now int64) int64 {
@@ -59,43 +70,44 @@ func (w *window) start(now int64) int64 {
 	return s
 }
 
-// newBucket allocates a bucket and its cells together. With more than one
-// cell the header is padded to a cache line: objects of these sizes start
-// at multiples of their size, so each cell keeps a line of its own.
-// Stripes are a power of two, at most 16 (stat.Stripes).
+// newBucket allocates a bucket and its cells together: 64 bytes per line,
+// in a size class that is a multiple of 64 (128, 192, 320, 576, 1152), so
+// the object, and each of its lines, starts on a cache line. Stripes are
+// a power of two, at most 16 (stat.Stripes).
 func newBucket(start int64) *bucket {
 	var b *bucket
 	switch stripes {
 	case 1:
-		// One cell shares no line with another's: no padding.
-		a := &struct {
+		b = &new(struct {
 			b bucket
 			c [1]cell
-		}{}
-		a.b.n, a.b.off, b = 1, int32(unsafe.Offsetof(a.c)), &a.b
+		}).b
 	case 2:
-		b = paddedBucket[[2]cell](2)
+		b = &new(struct {
+			b bucket
+			c [2]cell
+		}).b
 	case 4:
-		b = paddedBucket[[4]cell](4)
+		b = &new(struct {
+			b bucket
+			c [4]cell
+		}).b
 	case 8:
-		b = paddedBucket[[8]cell](8)
+		b = &new(struct {
+			b bucket
+			c [8]cell
+		}).b
 	default:
-		b = paddedBucket[[16]cell](16)
+		b = &new(struct {
+			b bucket
+			c [16]cell
+		}).b
 	}
-	b.start = start
+	b.start, b.n = start, int32(stripes)
+	for i := range stripes {
+		b.stripe(i).start = start
+	}
 	return b
-}
-
-// paddedBucket allocates a bucket whose header is padded to a cache line,
-// followed by the n cells of A.
-func paddedBucket[A any](n int32) *bucket {
-	a := &struct {
-		b bucket
-		_ [64 - unsafe.Sizeof(bucket{})]byte
-		c A
-	}{}
-	a.b.n, a.b.off = n, int32(unsafe.Offsetof(a.c))
-	return &a.b
 }
 
 // renew returns the bucket for time now when the current one is not,
@@ -123,21 +135,32 @@ func (w *window) renew(now int64) *bucket {
 // one lowers a ratio and leaves a count), so only the completion that
 // brings the bucket to minRequests and bad completions after it check.
 func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCount int64) {
+	stripe &= stripes - 1
 	b := w.cur.Load() // the common case, without a division
-	if b == nil || now < b.start || now-b.start >= w.interval {
+	var c *cell
+	if b != nil {
+		c = b.stripe(stripe)
+	}
+	if c == nil || now < c.start || now-c.start >= w.interval {
 		b = w.renew(now)
+		c = b.cell(stripe)
 	}
 	if bad {
 		b.bad.Add(1)
 	}
-	if b.early.Load() < w.minRequests {
+	switch {
+	case c.past.Load():
+		c.n.Add(1)
+		check = bad
+	case b.early.Load() < w.minRequests:
 		n := b.early.Add(1)
 		if n < w.minRequests {
 			return false, 0, 0
 		}
 		check = n == w.minRequests || bad
-	} else {
-		b.countPastMin(stripe)
+	default:
+		c.past.Store(true) // early never falls: this stripe need not read it again
+		c.n.Add(1)
 		check = bad
 	}
 	if !check {
@@ -145,7 +168,7 @@ func (w *window) add(now int64, stripe int, bad bool) (check bool, total, badCou
 	}
 	total = b.early.Load()
 	for i := range int(b.n) {
-		total += atomic.LoadInt64(&b.cell(i).n)
+		total += b.cell(i).n.Load()
 	}
 	return true, total, b.bad.Load()
 }

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/stat"
@@ -31,7 +32,7 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	for _, cr := range applying {
 		named = append(named, cr.rule.LimitApp)
 	}
-	ck := &checker{}
+	ck := newChecker()
 	ck.rules = ck.inline[:0]
 	for _, cr := range applying {
 		br, ok := bind(cr, r, named)
@@ -89,6 +90,16 @@ type checker struct {
 	hasGates       bool
 	hasThreadGates bool
 	hasDryGates    bool // every exit must forget the calls they refused
+}
+
+// newChecker allocates a checker padded to a multiple of 64 bytes, a size
+// class whose objects start on a cache line: what a call reads, the slice
+// and the first rule's fields up to its kind and app, is one line.
+func newChecker() *checker {
+	return &new(struct {
+		ck checker
+		_  [(64 - unsafe.Sizeof(checker{})%64) % 64]byte
+	}).ck
 }
 
 // Check is Java's FlowRuleChecker.checkFlow: the first rule that refuses

@@ -32,24 +32,45 @@ const secondSlots = 4
 // and a bucket whose slot is reused (two seconds on) is moved into the
 // minute window, so history costs a call nothing; History merges the two.
 type Node struct {
+	// base is NewSharingNode's base, nil for other nodes. parts lists,
+	// on a base, the nodes whose calls in flight are also its own
+	// (share.go); inBase marks such a node.
+	base   *Node
+	minute *Window // nil without history
+	parts  atomic.Pointer[[]*Node]
+
+	// What a call reads comes last, in 24 bytes: the node's allocations
+	// place them on one cache line (NewNode, and the runtime's nodes).
+
+	// threads are the calls in flight, one line per stripe (thread).
+	threads *paddedInt
+	inBase  bool
 	// second is the window rule checks read: the node's own, or, for a
 	// node made with NewSharingNode, its base's until CountApart
 	// (share.go).
 	second atomic.Pointer[Window]
-	// base is NewSharingNode's base, nil for other nodes. parts lists,
-	// on a base, the nodes whose calls in flight are also its own
-	// (share.go); inBase marks such a node.
-	base    *Node
-	threads []paddedInt
-	minute  *Window // nil without history
-	parts   atomic.Pointer[[]*Node]
-	inBase  bool
 }
 
 type paddedInt struct {
 	v atomic.Int64
 	_ [56]byte
 }
+
+// newThreads allocates a node's counts of calls in flight: one line per
+// stripe (objects of 64 bytes times a power of two start at multiples of
+// their size).
+func newThreads() *paddedInt { return &make([]paddedInt, stripeCount)[0] }
+
+// thread is stripe s's count of calls in flight; s is below stripeCount,
+// as a Tick's stripe is.
+func (n *Node) thread(s int) *atomic.Int64 {
+	return &(*paddedInt)(unsafe.Add(unsafe.Pointer(n.threads), uintptr(s)*unsafe.Sizeof(paddedInt{}))).v
+}
+
+// nodeLead places a node's second at a line's start in NewNode's
+// allocation, with the ring and the window's first fields after it: the
+// one line a call reads there.
+const nodeLead = 64 - unsafe.Offsetof(Node{}.second)
 
 // NewNode returns a node with Java's window shapes. With history it also
 // keeps a minute of per-second counts (see History); the
@@ -58,17 +79,18 @@ type paddedInt struct {
 func NewNode(history bool) *Node {
 	// The node, its window and its ring in one allocation of 192 bytes,
 	// which objects of that size class start at multiples of: a call
-	// reads the ring and the node's fields from the first cache line and
-	// the window's from the second.
+	// reads the node's second, the ring and the window's pointer to it
+	// from the second cache line.
 	a := &struct {
-		slots [secondSlots]atomic.Pointer[bucket]
+		_     [nodeLead]byte
 		n     Node
+		slots [secondSlots]atomic.Pointer[bucket]
 		w     Window
-		_     [192 - secondSlots*8 - unsafe.Sizeof(Node{}) - unsafe.Sizeof(Window{})]byte
+		_     [192 - nodeLead - unsafe.Sizeof(Node{}) - secondSlots*8 - unsafe.Sizeof(Window{})]byte
 	}{}
 	n, w := &a.n, &a.w
 	w.initSecond(a.slots[:])
-	n.threads = make([]paddedInt, stripeCount)
+	n.threads = newThreads()
 	if history {
 		n.minute = newWindow(MinuteSampleCount, MinuteIntervalMs, MinuteSampleCount, 1)
 		w.history = n.minute
@@ -125,18 +147,18 @@ func (n *Node) seconds(from, cur int64) []Counts {
 		c.Success += b.sum(Success)
 		c.Exception += b.sum(Exception)
 		c.RT += b.sum(RT)
-		c.MinRT = min(c.MinRT, b.minRT())
+		c.MinRT = min(c.MinRT, b.leastRT())
 	}
-	for i := range n.minute.buckets {
-		if b := n.minute.buckets[i].Load(); b != nil {
+	for i := range n.minute.buckets() {
+		if b := n.minute.buckets()[i].Load(); b != nil {
 			merge(b.start, b)
 		}
 	}
 	// Buckets still in the ring have not been moved to the minute: a
 	// bucket is in one or the other, never both.
 	second := n.second.Load()
-	for i := range second.buckets {
-		if b := second.buckets[i].Load(); b != nil {
+	for i := range second.buckets() {
+		if b := second.buckets()[i].Load(); b != nil {
 			merge(b.start, b)
 		}
 	}
@@ -191,7 +213,7 @@ func (t *Tick) Stripe() int { return t.stripe }
 // Tick's three methods are the one way to write to a node; the runtime's
 // Statistic slot is their caller.
 func (t *Tick) Pass(n *Node, count int64) {
-	n.threads[t.stripe].v.Add(1)
+	n.thread(t.stripe).Add(1)
 	t.add(n.second.Load(), Pass, count)
 }
 
@@ -205,22 +227,22 @@ func (t *Tick) Block(n *Node, count int64) {
 // increaseExceptionQps), and one call fewer in flight.
 func (t *Tick) Complete(n *Node, rt, count int64, failed bool) {
 	t.complete(n.second.Load(), rt, count, failed)
-	n.threads[t.stripe].v.Add(-1)
+	n.thread(t.stripe).Add(-1)
 }
 
 func (t *Tick) add(w *Window, ev Event, count int64) {
-	w.add(&w.buckets[t.second.idx], t.second.start, t.stripe, ev, count)
+	w.add(w.slot(t.second.idx), t.second.start, t.stripe, ev, count)
 }
 
 func (t *Tick) complete(w *Window, rt, count int64, failed bool) {
-	w.addCompletion(&w.buckets[t.second.idx], t.second.start, t.stripe, rt, count, failed)
+	w.addCompletion(w.slot(t.second.idx), t.second.start, t.stripe, rt, count, failed)
 }
 
 // Threads is the number of calls in flight (Java's curThreadNum).
 func (n *Node) Threads() int64 {
 	var t int64
-	for i := range n.threads {
-		t += n.threads[i].v.Load()
+	for i := range stripeCount {
+		t += n.thread(i).Load()
 	}
 	if p := n.parts.Load(); p != nil {
 		for _, o := range *p {

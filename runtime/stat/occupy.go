@@ -1,6 +1,9 @@
 package stat
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // Occupiable windows: Java's OccupiableBucketLeapArray, whose
 // FutureBucketLeapArray holds the passes that prioritized calls borrowed
@@ -14,11 +17,14 @@ import "sync/atomic"
 // passes in the windows to come.
 func NewOccupiableWindow(sampleCount int, intervalMs int64) *Window {
 	if sampleCount == SecondSampleCount {
-		// A flow rule's gate, on every call: the ring in the same
-		// allocation as the window.
+		// A flow rule's gate, on every call: the ring and the window in
+		// one allocation of 128 bytes, a size class whose objects start
+		// on a cache line. What TryAdd reads, the ring and the window's
+		// first 32 bytes, is its first line.
 		a := &struct {
-			w     Window
 			slots [2 * SecondSampleCount]atomic.Pointer[bucket]
+			w     Window
+			_     [128 - unsafe.Sizeof(Window{}) - 2*SecondSampleCount*8]byte
 		}{}
 		a.w.init(sampleCount, intervalMs, a.slots[:], 1)
 		return &a.w
@@ -48,8 +54,8 @@ func (w *Window) Reserve(at int64, ev Event, n int64) {
 // future buckets whose start is after now).
 func (w *Window) Waiting(now int64, ev Event) int64 {
 	var sum int64
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && b.start > now {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && b.start > now {
 			sum += b.sum(ev)
 		}
 	}

@@ -44,7 +44,7 @@ func NewSharingNode(base *Node) *Node {
 // struct: calls then read both from one place.
 func (n *Node) ShareWith(base *Node) {
 	n.base = base
-	n.threads = make([]paddedInt, stripeCount)
+	n.threads = newThreads()
 	n.second.Store(base.second.Load())
 	base.addPart(n)
 }
@@ -100,9 +100,9 @@ func (n *Node) CountApart(other *Node) {
 // part of base.
 func (t *Tick) PassPair(n, base *Node, count int64) {
 	bw := base.second.Load()
-	n.threads[t.stripe].v.Add(1)
+	n.thread(t.stripe).Add(1)
 	if !n.inBase {
-		base.threads[t.stripe].v.Add(1)
+		base.thread(t.stripe).Add(1)
 	}
 	t.add(bw, Pass, count)
 	if w := n.second.Load(); w != bw {
@@ -128,7 +128,7 @@ func (t *Tick) CompletePair(n, base *Node, rt, count int64, failed bool) {
 		t.complete(w, rt, count, failed)
 	}
 	if !n.inBase {
-		base.threads[t.stripe].v.Add(-1)
+		base.thread(t.stripe).Add(-1)
 	}
-	n.threads[t.stripe].v.Add(-1)
+	n.thread(t.stripe).Add(-1)
 }

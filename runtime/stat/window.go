@@ -1,6 +1,7 @@
 package stat
 
 import (
+	"math"
 	"sync/atomic"
 	"unsafe"
 )
@@ -23,79 +24,54 @@ const (
 // RT of a bucket, and the value MinRT reports when nothing completed.
 const DefaultMaxRT = 5000
 
-// cell is one stripe of a bucket: one cache line.
+// cell is one stripe of a bucket: one cache line. Every cell carries the
+// bucket's start and size, so that a writer compares the start and adds
+// its count on its own line: a call touches one line of a bucket, and
+// processors counting on different stripes share none.
 type cell struct {
+	start  int64 // the bucket's; never changes
+	n      int32 // the bucket's cells
+	_      int32
 	counts [numEvents]atomic.Int64
 	minRT  atomic.Int64
-	_      [16]byte
 }
 
-// bucket holds the counts of one time slice: a header, followed in the
-// same allocation by its cells (allocBucket). Its start never changes: a
-// stale bucket is replaced, not reset, so a writer that raced the
+// bucket holds the counts of one time slice: its cell 0, followed in the
+// same allocation by its other cells (newBucket). Its start never changes:
+// a stale bucket is replaced, not reset, so a writer that raced the
 // replacement can tell (see Window.Add).
 //
 // A bucket holds no Go pointer, so the garbage collector never scans one,
 // and a cell's address is the bucket's plus an offset: reading a count
 // waits for no other load.
-type bucket struct {
-	start int64
-	n     int32 // cells
-	off   int32 // the first cell's offset from the bucket's address
-}
+type bucket cell
 
-// cell returns cell s, which must be below b.n.
+// cell returns cell s, which must be below b.n. Readers use it; writers,
+// which know the window's stripes, use stripe.
 func (b *bucket) cell(s int) *cell {
 	if uint(s) >= uint(b.n) {
 		panic("stat: cell index out of range")
 	}
-	return (*cell)(unsafe.Add(unsafe.Pointer(b), uintptr(b.off)+uintptr(s)*unsafe.Sizeof(cell{})))
+	return b.stripe(s)
 }
 
+// stripe returns cell s without reading cell 0, whose line another
+// processor may be writing. s must be below the window's stripes, which
+// every bucket of the window has: callers mask their stripe with them.
+func (b *bucket) stripe(s int) *cell {
+	return (*cell)(unsafe.Add(unsafe.Pointer(b), uintptr(s)*unsafe.Sizeof(cell{})))
+}
+
+// newBucket allocates a bucket and its cells together. Its size, 64 bytes
+// times a power of two up to 1 KiB, is a size class whose objects start at
+// multiples of their size: each cell is exactly one cache line.
 func newBucket(start int64, stripes int) *bucket {
-	b := allocBucket(stripes)
-	b.start = start
-	for i := range int(b.n) {
-		b.cell(i).minRT.Store(DefaultMaxRT)
+	cs := make([]cell, stripes)
+	for i := range cs {
+		cs[i].start, cs[i].n = start, int32(stripes)
+		cs[i].minRT.Store(DefaultMaxRT)
 	}
-	return b
-}
-
-// allocBucket allocates a bucket and its cells together, so that a call's
-// counts sit next to the bucket's start it compares. With more than one
-// cell the header is padded to a cache line: objects of these sizes start
-// at multiples of their size, so each cell keeps a line of its own.
-// Stripes are a power of two, at most maxStripes.
-func allocBucket(stripes int) *bucket {
-	switch stripes {
-	case 1:
-		// One cell shares no line with another's: no padding.
-		a := &struct {
-			b bucket
-			c [1]cell
-		}{}
-		a.b.n, a.b.off = 1, int32(unsafe.Offsetof(a.c))
-		return &a.b
-	case 2:
-		return paddedBucket[[2]cell](2)
-	case 4:
-		return paddedBucket[[4]cell](4)
-	case 8:
-		return paddedBucket[[8]cell](8)
-	}
-	return paddedBucket[[maxStripes]cell](maxStripes)
-}
-
-// paddedBucket allocates a bucket whose header is padded to a cache line,
-// followed by the n cells of A.
-func paddedBucket[A any](n int32) *bucket {
-	a := &struct {
-		b bucket
-		_ [64 - unsafe.Sizeof(bucket{})]byte
-		c A
-	}{}
-	a.b.n, a.b.off = n, int32(unsafe.Offsetof(a.c))
-	return &a.b
+	return (*bucket)(&cs[0])
 }
 
 func (b *bucket) sum(ev Event) int64 {
@@ -106,7 +82,7 @@ func (b *bucket) sum(ev Event) int64 {
 	return s
 }
 
-func (b *bucket) minRT() int64 {
+func (b *bucket) leastRT() int64 {
 	m := int64(DefaultMaxRT)
 	for i := range int(b.n) {
 		m = min(m, b.cell(i).minRT.Load())
@@ -129,20 +105,36 @@ func (b *bucket) minRT() int64 {
 // current one (the replaced bucket is unreachable, so nothing is counted
 // twice).
 type Window struct {
-	// What every call reads comes first, in one cache line.
-	buckets     []atomic.Pointer[bucket]
+	// What every call reads comes first: the ring, and what TryAdd reads
+	// too, in 32 bytes. A flow gate's window (NewOccupiableWindow) has its
+	// ring before them, a node's (NewNode) its second pointer and ring:
+	// each one cache line.
+	ring        *atomic.Pointer[bucket] // nslots of them (buckets)
+	nslots      int32
+	sampleCount int32
 	lenMs       int64
-	sampleCount int
-	stripes     int
 	// reservedUntil is the start of the latest bucket Reserve counted in
 	// (occupy.go); 0 when nothing was ever reserved.
 	reservedUntil atomic.Int64
 
+	stripes    int
 	intervalMs int64
 	// history, when set, receives each bucket as it is retired (see
 	// retire): a node keeps its minute of history that way, so calls write
 	// one window, not two.
 	history *Window
+}
+
+// buckets is the ring of bucket slots.
+func (w *Window) buckets() []atomic.Pointer[bucket] { return unsafe.Slice(w.ring, w.nslots) }
+
+// slot is the ring's slot i, for the calls' paths: cheaper than indexing
+// buckets.
+func (w *Window) slot(i int) *atomic.Pointer[bucket] {
+	if uint(i) >= uint(w.nslots) {
+		panic("stat: slot index out of range")
+	}
+	return (*atomic.Pointer[bucket])(unsafe.Add(unsafe.Pointer(w.ring), uintptr(i)*unsafe.Sizeof(*w.ring)))
 }
 
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
@@ -163,11 +155,14 @@ func (w *Window) init(sampleCount int, intervalMs int64, slots []atomic.Pointer[
 	if sampleCount <= 0 || intervalMs <= 0 || intervalMs%int64(sampleCount) != 0 {
 		panic("stat: window interval must be a positive multiple of its sample count")
 	}
+	if len(slots) > math.MaxInt32 {
+		panic("stat: too many window slots")
+	}
 	w.lenMs = intervalMs / int64(sampleCount)
 	w.intervalMs = intervalMs
-	w.sampleCount = sampleCount
+	w.sampleCount = int32(sampleCount)
 	w.stripes = stripes
-	w.buckets = slots
+	w.ring, w.nslots = &slots[0], int32(len(slots))
 }
 
 // newSecondWindow returns a node's second window, striped, with its ring
@@ -187,7 +182,7 @@ func (w *Window) initSecond(slots []atomic.Pointer[bucket]) {
 }
 
 // SampleCount is the number of buckets the window sums.
-func (w *Window) SampleCount() int { return w.sampleCount }
+func (w *Window) SampleCount() int { return int(w.sampleCount) }
 
 // IntervalMs is the span the window covers.
 func (w *Window) IntervalMs() int64 { return w.intervalMs }
@@ -198,7 +193,7 @@ func (w *Window) BucketMs() int64 { return w.lenMs }
 // pos locates time now: the slot of its bucket and the bucket's start.
 func (w *Window) pos(now int64) (slot *atomic.Pointer[bucket], start int64) {
 	idx, start := w.locate(now)
-	return &w.buckets[idx], start
+	return w.slot(idx), start
 }
 
 // locate returns the index of now's slot and its bucket's start. Rule
@@ -208,7 +203,7 @@ func (w *Window) locate(now int64) (idx int, start int64) {
 	const secLen = SecondIntervalMs / SecondSampleCount
 	if w.lenMs == secLen && now >= 0 {
 		n := now / secLen
-		switch len(w.buckets) {
+		switch w.nslots {
 		case SecondSampleCount:
 			return int(n % SecondSampleCount), n * secLen
 		case secondSlots:
@@ -216,7 +211,7 @@ func (w *Window) locate(now int64) (idx int, start int64) {
 		}
 	}
 	n := now / w.lenMs
-	return int(n % int64(len(w.buckets))), n * w.lenMs
+	return int(n % int64(w.nslots)), n * w.lenMs
 }
 
 // position is a located instant: a slot index and its bucket's start.
@@ -327,11 +322,18 @@ func (w *Window) Add(now int64, ev Event, n int64) {
 
 func (w *Window) add(slot *atomic.Pointer[bucket], start int64, s int, ev Event, n int64) {
 	for {
-		b := slot.Load() // the common case: the bucket is current
-		if b == nil || b.start < start {
-			b = w.renew(slot, start)
+		// The common case, a current bucket, reads the slot and cell s's
+		// line only: s is below w.stripes (see bucket.stripe).
+		b := slot.Load()
+		var c *cell
+		if b != nil {
+			c = b.stripe(s)
 		}
-		b.cell(s).counts[ev].Add(n)
+		if c == nil || c.start < start {
+			b = w.renew(slot, start)
+			c = b.cell(s)
+		}
+		c.counts[ev].Add(n)
 		if slot.Load() == b {
 			return
 		}
@@ -355,11 +357,17 @@ func (w *Window) AddCompletion(now, rt, n int64, failed bool) {
 
 func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int, rt, n int64, failed bool) {
 	for {
-		b := slot.Load() // the common case: the bucket is current
-		if b == nil || b.start < start {
-			b = w.renew(slot, start)
+		// The common case, a current bucket, reads the slot and cell s's
+		// line only: s is below w.stripes (see bucket.stripe).
+		b := slot.Load()
+		var c *cell
+		if b != nil {
+			c = b.stripe(s)
 		}
-		c := b.cell(s)
+		if c == nil || c.start < start {
+			b = w.renew(slot, start)
+			c = b.cell(s)
+		}
 		c.counts[Success].Add(n)
 		if rt != 0 { // calls under a millisecond, the many: spare a locked add
 			c.counts[RT].Add(rt)
@@ -396,62 +404,30 @@ func (w *Window) addCompletion(slot *atomic.Pointer[bucket], start int64, s int,
 // racing writers at least one sees the other; a writer that finds the
 // limit passed takes its own count back.
 func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
-	if w.stripes != 1 {
-		panic("stat: TryAdd on a striped window")
-	}
 	idx, start := w.locate(now)
-	slot := &w.buckets[idx]
-	if b := slot.Load(); b != nil && b.start >= start && w.sampleCount == 2 {
-		// The common case, the bucket current in a window of two (a flow
-		// rule's second), without the loops: one other bucket, before it.
-		j := idx - 1
-		if j < 0 {
-			j = len(w.buckets) - 1
-		}
-		var others int64
-		if o := w.buckets[j].Load(); o != nil && o.start == start-w.lenMs {
-			others = o.cell(0).counts[ev].Load()
-		}
-		c := &b.cell(0).counts[ev]
-		cur := c.Load()
-		if others+cur+n > limit {
-			return false
-		}
-		if c.CompareAndSwap(cur, cur+n) && slot.Load() == b {
-			if w.reservedAfter(start) && !w.Fits(now, ev, limit) {
-				c.Add(-n)
-				return false
-			}
-			return true
-		}
-		// Raced: another add, or the bucket replaced (what we added
-		// went with it). tryAdd tries again, as its own loop would.
-	}
-	return w.tryAdd(now, ev, n, limit, idx, start)
-}
-
-// tryAdd is TryAdd for any window, at now's slot idx and bucket start.
-func (w *Window) tryAdd(now int64, ev Event, n, limit int64, idx int, start int64) bool {
-	slot := &w.buckets[idx]
+	slot := w.slot(idx)
 	for {
 		b := slot.Load() // the common case: the bucket is current
 		if b == nil || b.start < start {
 			b = w.renew(slot, start)
 		}
+		if b.n != 1 { // the bucket's line, read anyway: every bucket has the window's stripes
+			panic("stat: TryAdd on a striped window")
+		}
 		// The window's other buckets, by position, walking the ring
 		// back from now's slot: no scan of the future slots of an
 		// occupiable ring, and no division.
 		var others int64
-		for j, t, k := idx, start, 1; k < w.sampleCount; k++ {
+		for j, t, k := idx, start, 1; k < int(w.sampleCount); k++ {
 			if j == 0 {
-				j = len(w.buckets)
+				j = int(w.nslots)
 			}
 			j, t = j-1, t-w.lenMs
-			if o := w.buckets[j].Load(); o != nil && o.start == t {
-				others += o.cell(0).counts[ev].Load()
+			if o := w.slot(j).Load(); o != nil && o.start == t {
+				others += o.stripe(0).counts[ev].Load()
 			}
 		}
-		c := &b.cell(0).counts[ev]
+		c := &b.stripe(0).counts[ev]
 		for {
 			cur := c.Load()
 			if others+cur+n > limit {
@@ -477,10 +453,14 @@ func (w *Window) tryAdd(now int64, ev Event, n, limit int64, idx int, start int6
 func (w *Window) AddAt(at int64, ev Event, n int64) bool {
 	slot, start := w.pos(at)
 	b := slot.Load()
-	if b == nil || b.start != start {
+	if b == nil {
 		return false
 	}
-	b.cell(stripe(w.stripes)).counts[ev].Add(n)
+	c := b.stripe(stripe(w.stripes))
+	if c.start != start {
+		return false
+	}
+	c.counts[ev].Add(n)
 	return true
 }
 
@@ -498,8 +478,8 @@ func (w *Window) Sum(now int64, ev Event) int64 {
 
 func (w *Window) sumWhere(cur int64, ev Event, skip *bucket) int64 {
 	var sum int64
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && b != skip && w.inWindow(b.start, cur) {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && b != skip && w.inWindow(b.start, cur) {
 			sum += b.sum(ev)
 		}
 	}
@@ -510,8 +490,8 @@ func (w *Window) sumWhere(cur int64, ev Event, skip *bucket) int64 {
 // [from, to).
 func (w *Window) SumRange(from, to int64, ev Event) int64 {
 	var sum int64
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && b.start >= from && b.start < to {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && b.start >= from && b.start < to {
 			sum += b.sum(ev)
 		}
 	}
@@ -523,9 +503,9 @@ func (w *Window) SumRange(from, to int64, ev Event) int64 {
 func (w *Window) MinRT(now int64) int64 {
 	_, cur := w.pos(now)
 	m := int64(DefaultMaxRT)
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && w.inWindow(b.start, cur) {
-			m = min(m, b.minRT())
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && w.inWindow(b.start, cur) {
+			m = min(m, b.leastRT())
 		}
 	}
 	return max(m, 1)
@@ -536,8 +516,8 @@ func (w *Window) MinRT(now int64) int64 {
 func (w *Window) Max(now int64, ev Event) int64 {
 	_, cur := w.pos(now)
 	m := int64(1)
-	for i := range w.buckets {
-		if b := w.buckets[i].Load(); b != nil && w.inWindow(b.start, cur) {
+	for i := range w.buckets() {
+		if b := w.buckets()[i].Load(); b != nil && w.inWindow(b.start, cur) {
 			m = max(m, b.sum(ev))
 		}
 	}
@@ -570,8 +550,8 @@ type Counts struct {
 func (w *Window) Buckets(now int64) []Counts {
 	_, cur := w.pos(now)
 	out := make([]Counts, 0, w.sampleCount)
-	for i := range w.buckets {
-		b := w.buckets[i].Load()
+	for i := range w.buckets() {
+		b := w.buckets()[i].Load()
 		if b == nil || !w.inWindow(b.start, cur) {
 			continue
 		}
@@ -582,7 +562,7 @@ func (w *Window) Buckets(now int64) []Counts {
 			Success:   b.sum(Success),
 			Exception: b.sum(Exception),
 			RT:        b.sum(RT),
-			MinRT:     b.minRT(),
+			MinRT:     b.leastRT(),
 		})
 	}
 	// Insertion sort: the ring is short and nearly ordered.
@@ -598,12 +578,12 @@ func (w *Window) Buckets(now int64) []Counts {
 // start, unless a newer bucket holds that slot in w. Both windows have the
 // same shape.
 func (w *Window) seed(from *Window) {
-	for i := range from.buckets {
-		b := from.buckets[i].Load()
+	for i := range from.buckets() {
+		b := from.buckets()[i].Load()
 		if b == nil {
 			continue
 		}
-		slot := &w.buckets[i]
+		slot := &w.buckets()[i]
 		var dst *bucket
 		for {
 			cur := slot.Load()
@@ -628,7 +608,7 @@ func (w *Window) seed(from *Window) {
 				c.counts[ev].Add(v)
 			}
 		}
-		if m := b.minRT(); m < DefaultMaxRT {
+		if m := b.leastRT(); m < DefaultMaxRT {
 			for {
 				cur := c.minRT.Load()
 				if m >= cur || c.minRT.CompareAndSwap(cur, m) {

@@ -18,7 +18,7 @@ func TestWindowJavaArithmetic(t *testing.T) {
 	require.EqualValues(t, 500, w.BucketMs())
 
 	slot, start := w.pos(t0 + 1234)
-	assert.Equal(t, &w.buckets[((t0+1234)/500)%2], slot, "index is (t/len) %% n")
+	assert.Equal(t, &w.buckets()[((t0+1234)/500)%2], slot, "index is (t/len) %% n")
 	assert.Equal(t, t0+1000, start, "start is t - t%%len")
 
 	w.Add(t0, Pass, 1)
@@ -320,9 +320,9 @@ func pass(n *Node, now, count int64) {
 	tk.Pass(n, count)
 }
 
-// A bucket's cells follow its header in one allocation; with more than one
-// stripe each cell starts its own cache line, so processors counting on
-// different stripes never share a line.
+// A bucket's cells are one allocation, each exactly a cache line that
+// carries the bucket's start: a writer reads and writes its own line only,
+// and processors counting on different stripes never share one.
 func TestBucketCellsEachStartALine(t *testing.T) {
 	for _, stripes := range []int{1, 2, 4, 8, 16} {
 		b := newBucket(t0, stripes)
@@ -333,12 +333,13 @@ func TestBucketCellsEachStartALine(t *testing.T) {
 			assert.False(t, seen[c], "stripes=%d: cell %d is its own", stripes, s)
 			seen[c] = true
 			assert.EqualValues(t, DefaultMaxRT, c.minRT.Load())
-			if stripes > 1 {
-				assert.Zero(t, uintptr(unsafe.Pointer(c))%64, "stripes=%d: cell %d starts a line", stripes, s)
-			}
+			assert.Zero(t, uintptr(unsafe.Pointer(c))%64, "stripes=%d: cell %d starts a line", stripes, s)
+			assert.Same(t, c, b.stripe(s))
+			assert.EqualValues(t, t0, c.start, "stripes=%d: cell %d carries the start", stripes, s)
 			c.counts[Pass].Add(int64(s + 1))
 		}
 		assert.EqualValues(t, stripes*(stripes+1)/2, b.sum(Pass))
 		assert.Panics(t, func() { b.cell(stripes) }, "an index past the cells is refused")
+		assert.EqualValues(t, 64, unsafe.Sizeof(cell{}), "a cell is one line")
 	}
 }
