@@ -61,15 +61,28 @@ func Middleware(opts ...Option) fiber.Handler {
 	cfg := web.Apply[*fiber.Ctx, blockFunc](nethttp.ServerError, opts)
 	engine := web.New(cfg.Config)
 	routes := &routeIndex{}
+	// Without a cleaner or method prefix a route's resource is the
+	// route's alone: the route's target keeps it once resolved.
+	byRoute := cfg.Cleaner == nil && !cfg.MethodPrefix
 	return func(c *fiber.Ctx) error {
-		pattern := routes.pattern(c)
-		path := ""
-		if pattern == "" && cfg.UnmatchedPath {
-			path = strings.Clone(c.Path()) // the resource keeps it; fasthttp reuses its bytes
+		t := routes.target(c)
+		var res *runtime.Resource
+		name := ""
+		if byRoute {
+			res = t.res.Load()
 		}
-		res, name := engine.Target(c, c.Method(), pattern, path)
-		if res == nil && name == "" {
-			return c.Next() // not protected
+		if res == nil {
+			path := ""
+			if t.path == "" && cfg.UnmatchedPath {
+				path = strings.Clone(c.Path()) // the resource keeps it; fasthttp reuses its bytes
+			}
+			res, name = engine.Target(c, c.Method(), t.path, path)
+			if res == nil && name == "" {
+				return c.Next() // not protected
+			}
+			if byRoute && res != nil && t != noRoute {
+				t.res.Store(res)
+			}
 		}
 		parent := c.UserContext()
 		e, b := engine.Enter(parent, c, res, name)
@@ -77,11 +90,11 @@ func Middleware(opts ...Option) fiber.Handler {
 			return block(&cfg, c, b)
 		}
 		c.SetUserContext(e.Context())
-		defer c.SetUserContext(parent)
 		done := false
 		defer func() {
 			if !done {
 				p := recover() // nil after runtime.Goexit: the entry just exits
+				c.SetUserContext(parent)
 				exit(engine, e, 0, p)
 				if p != nil {
 					panic(p)
@@ -90,6 +103,7 @@ func Middleware(opts ...Option) fiber.Handler {
 		}()
 		err := c.Next()
 		done = true
+		c.SetUserContext(parent) // the handlers before this one see theirs again
 		exit(engine, e, status(c, err), nil)
 		return err
 	}
@@ -118,12 +132,25 @@ func status(c *fiber.Ctx, err error) int {
 
 // DefaultBlockHandler answers a refused request with 429 Too Many
 // Requests, "Retry-After: 1" and nethttp.BlockMessage as a plain-text
-// body, as nethttp.DefaultBlockHandler does.
+// body, as nethttp.DefaultBlockHandler does. The header key and values
+// and the body are bytes built once, which fasthttp sends without
+// copying the body (fiber's c.Send): a refusal writes no more than its
+// status and two headers.
 func DefaultBlockHandler(c *fiber.Ctx, _ *runtime.BlockError) error {
-	c.Set(fiber.HeaderRetryAfter, web.RetryAfter)
-	c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
-	return c.Status(fiber.StatusTooManyRequests).SendString(web.BlockMessage + "\n")
+	h := &c.Response().Header
+	h.SetCanonical(retryAfterKey, retryAfterValue)
+	h.SetContentTypeBytes(textPlain)
+	c.Status(fiber.StatusTooManyRequests)
+	return c.Send(blockBody)
 }
+
+// The default answer's bytes; fasthttp only reads them.
+var (
+	retryAfterKey   = []byte(fiber.HeaderRetryAfter)
+	retryAfterValue = []byte(web.RetryAfter)
+	textPlain       = []byte(fiber.MIMETextPlainCharsetUTF8)
+	blockBody       = []byte(web.BlockMessage + "\n")
+)
 
 func block(c *config, fc *fiber.Ctx, b *runtime.BlockError) error {
 	if c.BlockHandler != nil {
