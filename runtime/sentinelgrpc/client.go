@@ -37,7 +37,7 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 		}()
 		err := remoteBlocked(invoker(ctx, method, req, reply, cc, callOpts...))
 		done = true
-		e.Exit(runtime.WithError(cfg.traced(ctx, err)))
+		exit(e, cfg.traced(ctx, err))
 		return err
 	}
 }
@@ -72,7 +72,7 @@ func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor 
 		done = true
 		if err != nil {
 			err = remoteBlocked(err)
-			e.Exit(runtime.WithError(cfg.traced(ctx, err)))
+			exit(e, cfg.traced(ctx, err))
 			return nil, err
 		}
 		return newClientStream(cs, ctx, e, &cfg.commonConfig, desc.ServerStreams), nil
