@@ -64,6 +64,12 @@ func Middleware(opts ...Option) fiber.Handler {
 	// Without a cleaner or method prefix a route's resource is the
 	// route's alone: the route's target keeps it once resolved.
 	byRoute := cfg.Cleaner == nil && !cfg.MethodPrefix
+	// Such a resource, without an origin or arguments to read, is
+	// entered in the shared web context directly, as the engine would.
+	var shared *runtime.SharedContext
+	if byRoute && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
+		shared = runtime.NewSharedContext(web.ContextName, "")
+	}
 	return func(c *fiber.Ctx) error {
 		t := routes.target(c)
 		var res *runtime.Resource
@@ -85,7 +91,13 @@ func Middleware(opts ...Option) fiber.Handler {
 			}
 		}
 		parent := c.UserContext()
-		e, b := engine.Enter(parent, c, res, name)
+		var e *runtime.SentinelEntry
+		var b *runtime.BlockError
+		if shared != nil && res != nil {
+			e, b = res.EntryInSharedContext(parent, shared, webOptions[:]...)
+		} else {
+			e, b = engine.Enter(parent, c, res, name)
+		}
 		if b != nil {
 			return block(&cfg, c, b)
 		}
@@ -108,6 +120,9 @@ func Middleware(opts ...Option) fiber.Handler {
 		return err
 	}
 }
+
+// webOptions are the options of an inbound web request's entry.
+var webOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
 
 func exit(engine *web.Engine[*fiber.Ctx], e *runtime.SentinelEntry, code int, p any) {
 	if err := engine.Outcome(e.Context(), code, p); err != nil {

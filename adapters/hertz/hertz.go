@@ -58,6 +58,12 @@ func Middleware(opts ...Option) app.HandlerFunc {
 	if cfg.Cleaner == nil && !cfg.MethodPrefix {
 		routes = new(routeResources)
 	}
+	// Such a resource, without an origin or arguments to read, is
+	// entered in the shared web context directly, as the engine would.
+	var shared *runtime.SharedContext
+	if routes != nil && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
+		shared = runtime.NewSharedContext(web.ContextName, "")
+	}
 	return func(ctx context.Context, c *app.RequestContext) {
 		pattern := c.FullPath()
 		var res *runtime.Resource
@@ -82,7 +88,13 @@ func Middleware(opts ...Option) app.HandlerFunc {
 				routes.put(pattern, res)
 			}
 		}
-		e, b := engine.Enter(ctx, c, res, name)
+		var e *runtime.SentinelEntry
+		var b *runtime.BlockError
+		if shared != nil && res != nil {
+			e, b = res.EntryInSharedContext(ctx, shared, webOptions[:]...)
+		} else {
+			e, b = engine.Enter(ctx, c, res, name)
+		}
 		if b != nil {
 			block(&cfg, ctx, c, b)
 			c.Abort()
@@ -103,6 +115,9 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		exit(engine, e, c.Response.StatusCode(), nil)
 	}
 }
+
+// webOptions are the options of an inbound web request's entry.
+var webOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
 
 func exit(engine *web.Engine[*app.RequestContext], e *runtime.SentinelEntry, code int, p any) {
 	if err := engine.Outcome(e.Context(), code, p); err != nil {
