@@ -101,7 +101,7 @@ func (c *config) call(ctx context.Context, tr transport.Transporter, req any, ne
 	if c.args != nil {
 		args = func() []any { return c.args(ctx, req) }
 	}
-	e, b := rpcguard.EnterResource(ctx, rpcguard.Resource(name), name, origin, traffic, args)
+	e, b := rpcguard.Enter(ctx, name, origin, traffic, args)
 	if b != nil {
 		if c.blockFallback != nil {
 			return c.blockFallback(ctx, req, b)
