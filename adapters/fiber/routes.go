@@ -138,7 +138,7 @@ func (x *routeIndex) target(c *fiber.Ctx) *target {
 // a request like it (the same method and path, from the same place) is
 // named without routing it again: most traffic repeats its paths. It has
 // a fixed number of slots, picked by a seeded 64-bit hash of the request,
-// each holding the hash and the route's path; a new request takes its
+// each holding the hash and the route (its target); a new request takes its
 // slot over. Remembering allocates nothing and keeps no path of the
 // client's, so paths the clients choose cost no memory; two requests
 // with one hash would share an answer, which, the seed being random, no
