@@ -170,8 +170,13 @@ var (
 	retryAfterKey   = []byte(fiber.HeaderRetryAfter)
 	retryAfterValue = []byte(web.RetryAfter)
 	textPlain       = []byte(fiber.MIMETextPlainCharsetUTF8)
-	blockBody       = []byte(web.BlockMessage + "\n")
+	blockBody       = fullSlice([]byte(web.BlockMessage + "\n"))
 )
+
+// fullSlice is b with no room past its length, so that appending to a
+// body handed out without a copy copies it rather than writing into the
+// shared array.
+func fullSlice(b []byte) []byte { return b[:len(b):len(b)] }
 
 func block(c *config, fc *fiber.Ctx, b *runtime.BlockError) error {
 	if c.BlockHandler != nil {

@@ -148,8 +148,13 @@ var (
 	retryAfterKey   = []byte("Retry-After")
 	retryAfterValue = []byte(web.RetryAfter)
 	textPlain       = []byte("text/plain; charset=utf-8")
-	blockBody       = []byte(web.BlockMessage + "\n")
+	blockBody       = fullSlice([]byte(web.BlockMessage + "\n"))
 )
+
+// fullSlice is b with no room past its length, so that appending to a
+// body handed out without a copy copies it rather than writing into the
+// shared array.
+func fullSlice(b []byte) []byte { return b[:len(b):len(b)] }
 
 func block(c *config, ctx context.Context, rc *app.RequestContext, b *runtime.BlockError) {
 	if c.BlockHandler != nil {
