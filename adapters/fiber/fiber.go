@@ -47,6 +47,7 @@ package sentinelfiber
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -65,10 +66,11 @@ func Middleware(opts ...Option) fiber.Handler {
 	// route's alone: the route's target keeps it once resolved.
 	byRoute := cfg.Cleaner == nil && !cfg.MethodPrefix
 	// Such a resource, without an origin or arguments to read, is
-	// entered in the shared web context directly, as the engine would.
-	var shared *runtime.SharedContext
+	// entered in the shared web context directly, as the engine would,
+	// resolved on the first such request, as the engine's is.
+	var shared *webContext
 	if byRoute && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
-		shared = runtime.NewSharedContext(web.ContextName, "")
+		shared = new(webContext)
 	}
 	return func(c *fiber.Ctx) error {
 		t := routes.target(c)
@@ -94,7 +96,7 @@ func Middleware(opts ...Option) fiber.Handler {
 		var e *runtime.SentinelEntry
 		var b *runtime.BlockError
 		if shared != nil && res != nil {
-			e, b = res.EntryInSharedContext(parent, shared, webOptions[:]...)
+			e, b = res.EntryInSharedContext(parent, shared.get(), webOptions[:]...)
 		} else {
 			e, b = engine.Enter(parent, c, res, name)
 		}
@@ -119,6 +121,22 @@ func Middleware(opts ...Option) fiber.Handler {
 		exit(engine, e, status(c, err), nil)
 		return err
 	}
+}
+
+// webContext is the shared web context (web.ContextName, no origin),
+// resolved on first use (a race of first uses resolves it more than once,
+// to the same context).
+type webContext struct {
+	sc atomic.Pointer[runtime.SharedContext]
+}
+
+func (w *webContext) get() *runtime.SharedContext {
+	if sc := w.sc.Load(); sc != nil {
+		return sc
+	}
+	sc := runtime.NewSharedContext(web.ContextName, "")
+	w.sc.Store(sc)
+	return sc
 }
 
 // webOptions are the options of an inbound web request's entry.

@@ -59,10 +59,11 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		routes = new(routeResources)
 	}
 	// Such a resource, without an origin or arguments to read, is
-	// entered in the shared web context directly, as the engine would.
-	var shared *runtime.SharedContext
+	// entered in the shared web context directly, as the engine would,
+	// resolved on the first such request, as the engine's is.
+	var shared *webContext
 	if routes != nil && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
-		shared = runtime.NewSharedContext(web.ContextName, "")
+		shared = new(webContext)
 	}
 	return func(ctx context.Context, c *app.RequestContext) {
 		pattern := c.FullPath()
@@ -91,7 +92,7 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		var e *runtime.SentinelEntry
 		var b *runtime.BlockError
 		if shared != nil && res != nil {
-			e, b = res.EntryInSharedContext(ctx, shared, webOptions[:]...)
+			e, b = res.EntryInSharedContext(ctx, shared.get(), webOptions[:]...)
 		} else {
 			e, b = engine.Enter(ctx, c, res, name)
 		}
@@ -114,6 +115,22 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		done = true
 		exit(engine, e, c.Response.StatusCode(), nil)
 	}
+}
+
+// webContext is the shared web context (web.ContextName, no origin),
+// resolved on first use (a race of first uses resolves it more than once,
+// to the same context).
+type webContext struct {
+	sc atomic.Pointer[runtime.SharedContext]
+}
+
+func (w *webContext) get() *runtime.SharedContext {
+	if sc := w.sc.Load(); sc != nil {
+		return sc
+	}
+	sc := runtime.NewSharedContext(web.ContextName, "")
+	w.sc.Store(sc)
+	return sc
 }
 
 // webOptions are the options of an inbound web request's entry.
