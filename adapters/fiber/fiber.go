@@ -47,6 +47,7 @@ package sentinelfiber
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -61,27 +62,53 @@ func Middleware(opts ...Option) fiber.Handler {
 	cfg := web.Apply[*fiber.Ctx, blockFunc](nethttp.ServerError, opts)
 	engine := web.New(cfg.Config)
 	routes := &routeIndex{}
+	// Without a cleaner or method prefix a route's resource is the
+	// route's alone: the route's target keeps it once resolved.
+	byRoute := cfg.Cleaner == nil && !cfg.MethodPrefix
+	// Such a resource, without an origin or arguments to read, is
+	// entered in the shared web context directly, as the engine would,
+	// resolved on the first such request, as the engine's is.
+	var shared *webContext
+	if byRoute && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
+		shared = new(webContext)
+	}
 	return func(c *fiber.Ctx) error {
-		pattern := routes.pattern(c)
-		path := ""
-		if pattern == "" && cfg.UnmatchedPath {
-			path = strings.Clone(c.Path()) // the resource keeps it; fasthttp reuses its bytes
+		t := routes.target(c)
+		var res *runtime.Resource
+		name := ""
+		if byRoute {
+			res = t.res.Load()
 		}
-		res, name := engine.Target(c, c.Method(), pattern, path)
-		if res == nil && name == "" {
-			return c.Next() // not protected
+		if res == nil {
+			path := ""
+			if t.path == "" && cfg.UnmatchedPath {
+				path = strings.Clone(c.Path()) // the resource keeps it; fasthttp reuses its bytes
+			}
+			res, name = engine.Target(c, c.Method(), t.path, path)
+			if res == nil && name == "" {
+				return c.Next() // not protected
+			}
+			if byRoute && res != nil && t != noRoute {
+				t.res.Store(res)
+			}
 		}
 		parent := c.UserContext()
-		e, b := engine.Enter(parent, c, res, name)
+		var e *runtime.SentinelEntry
+		var b *runtime.BlockError
+		if shared != nil && res != nil {
+			e, b = res.EntryInSharedContext(parent, shared.get(), webOptions[:]...)
+		} else {
+			e, b = engine.Enter(parent, c, res, name)
+		}
 		if b != nil {
 			return block(&cfg, c, b)
 		}
 		c.SetUserContext(e.Context())
-		defer c.SetUserContext(parent)
 		done := false
 		defer func() {
 			if !done {
 				p := recover() // nil after runtime.Goexit: the entry just exits
+				c.SetUserContext(parent)
 				exit(engine, e, 0, p)
 				if p != nil {
 					panic(p)
@@ -90,12 +117,38 @@ func Middleware(opts ...Option) fiber.Handler {
 		}()
 		err := c.Next()
 		done = true
+		c.SetUserContext(parent) // the handlers before this one see theirs again
 		exit(engine, e, status(c, err), nil)
 		return err
 	}
 }
 
+// webContext is the shared web context (web.ContextName, no origin),
+// resolved on first use (a race of first uses resolves it more than once,
+// to the same context).
+type webContext struct {
+	sc atomic.Pointer[runtime.SharedContext]
+}
+
+func (w *webContext) get() *runtime.SharedContext {
+	if sc := w.sc.Load(); sc != nil {
+		return sc
+	}
+	sc := runtime.NewSharedContext(web.ContextName, "")
+	w.sc.Store(sc)
+	return sc
+}
+
+// webOptions are the options of an inbound web request's entry.
+var webOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
+
 func exit(engine *web.Engine[*fiber.Ctx], e *runtime.SentinelEntry, code int, p any) {
+	// A response whose status is not an error, the common case, has
+	// nothing to record: Outcome would say so.
+	if p == nil && (code == 0 || engine.ErrorStatus == nil || !engine.ErrorStatus(code)) {
+		e.Exit()
+		return
+	}
 	if err := engine.Outcome(e.Context(), code, p); err != nil {
 		e.SetError(err)
 	}
@@ -118,12 +171,30 @@ func status(c *fiber.Ctx, err error) int {
 
 // DefaultBlockHandler answers a refused request with 429 Too Many
 // Requests, "Retry-After: 1" and nethttp.BlockMessage as a plain-text
-// body, as nethttp.DefaultBlockHandler does.
+// body, as nethttp.DefaultBlockHandler does. The header key and values
+// and the body are bytes built once, which fasthttp sends without
+// copying the body (fiber's c.Send): a refusal writes no more than its
+// status and two headers.
 func DefaultBlockHandler(c *fiber.Ctx, _ *runtime.BlockError) error {
-	c.Set(fiber.HeaderRetryAfter, web.RetryAfter)
-	c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
-	return c.Status(fiber.StatusTooManyRequests).SendString(web.BlockMessage + "\n")
+	h := &c.Response().Header
+	h.SetCanonical(retryAfterKey, retryAfterValue)
+	h.SetContentTypeBytes(textPlain)
+	c.Status(fiber.StatusTooManyRequests)
+	return c.Send(blockBody)
 }
+
+// The default answer's bytes; fasthttp only reads them.
+var (
+	retryAfterKey   = []byte(fiber.HeaderRetryAfter)
+	retryAfterValue = []byte(web.RetryAfter)
+	textPlain       = []byte(fiber.MIMETextPlainCharsetUTF8)
+	blockBody       = fullSlice([]byte(web.BlockMessage + "\n"))
+)
+
+// fullSlice is b with no room past its length, so that appending to a
+// body handed out without a copy copies it rather than writing into the
+// shared array.
+func fullSlice(b []byte) []byte { return b[:len(b):len(b)] }
 
 func block(c *config, fc *fiber.Ctx, b *runtime.BlockError) error {
 	if c.BlockHandler != nil {

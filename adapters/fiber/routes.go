@@ -5,9 +5,12 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 // Finding the route of a request from app.Use, where fiber has not matched
@@ -30,10 +33,36 @@ type routeIndex struct {
 type index struct {
 	app      *fiber.App
 	handlers uint32
-	position map[*fiber.Route]int  // each route's place in its method's stack
-	serving  map[*fiber.Route]bool // the routes not registered with Use
-	route    fasthttp.RequestHandler
-	found    routeMemo
+	places   map[*fiber.Route]*place // every route of the app's stacks
+	// hints hold the places of the routes the middleware ran at lately,
+	// in slots picked by the route's address: a middleware runs at one
+	// route per method it is registered for (fiber copies a Use route
+	// into each method's stack), which a pointer comparison finds there
+	// instead of a map lookup.
+	hints [hintSlots]atomic.Pointer[place]
+	route fasthttp.RequestHandler
+	found routeMemo
+}
+
+const hintSlots = 16 // a power of two
+
+// place is a route of the app's stacks: where it is in its method's
+// stack, its method's part of a memo key, and, for a route that serves
+// requests (one not registered with Use), its target.
+type place struct {
+	route     *fiber.Route
+	at        int
+	method    string
+	methodKey uint64
+	serves    *target
+}
+
+// target is a route that serves requests, as the middleware names it: its
+// path, and the resource the middleware's engine resolved it to (set on
+// the first request, when the resource depends on the route alone).
+type target struct {
+	path string
+	res  atomic.Pointer[runtime.Resource]
 }
 
 // probe is one lookup: the request's method and path as fiber routes them
@@ -42,11 +71,12 @@ type index struct {
 type probe struct {
 	ctx    fasthttp.RequestCtx
 	after  int     // the middleware's place: only a route from there on serves
-	served *string // the path of the route that serves; noRoute when none does
+	served *target // the route that serves; noRoute when none does
 }
 
-// noRoute is the probe's answer when no route serves the request.
-var noRoute = new(string)
+// noRoute is the target of requests no route serves; its resource is
+// never set.
+var noRoute = &target{}
 
 // probeKey is the user value of a probe's request context that holds the
 // probe.
@@ -59,29 +89,41 @@ var probes = sync.Pool{New: func() any {
 }}
 
 // pattern is the path of the route that serves c's request, "" when none
-// does: the route c is at, when the middleware was registered on it, else
-// (from Use) the first later route that matches.
-func (x *routeIndex) pattern(c *fiber.Ctx) string {
+// does (see target).
+func (x *routeIndex) pattern(c *fiber.Ctx) string { return x.target(c).path }
+
+// target is the route that serves c's request, noRoute when none does:
+// the route c is at, when the middleware was registered on it, else (from
+// Use) the first later route that matches.
+func (x *routeIndex) target(c *fiber.Ctx) *target {
 	cur := c.Route()
 	if cur == nil {
-		return ""
+		return noRoute
 	}
 	idx := x.get(c.App())
-	at, known := idx.position[cur]
-	if !known {
-		return "" // a route the index has not seen (a mounted app's own stack)
+	hint := &idx.hints[uint64(uintptr(unsafe.Pointer(cur)))*0x9e3779b97f4a7c15>>(64-4)]
+	pl := hint.Load()
+	if pl == nil || pl.route != cur {
+		if pl = idx.places[cur]; pl == nil {
+			return noRoute // a route the index has not seen (a mounted app's own stack)
+		}
+		hint.Store(pl)
 	}
-	if idx.serving[cur] {
-		return cur.Path // registered on the route itself, which fiber matched
+	if pl.serves != nil {
+		return pl.serves // registered on the route itself, which fiber matched
 	}
 	method, path := c.Method(), c.Path()
-	key := memoKey(at, method, path)
+	mk := pl.methodKey
+	if method != pl.method { // changed by a middleware before
+		mk = methodKey(method)
+	}
+	key := memoKey(pl.at, mk, path)
 	if served := idx.found.get(key); served != nil {
-		return *served
+		return served
 	}
 	p := probes.Get().(*probe)
 	defer probes.Put(p)
-	p.after, p.served = at, noRoute
+	p.after, p.served = pl.at, noRoute
 	p.ctx.Request.Header.SetMethod(method)
 	// c.Path is the path fiber routes on, unescaped if the app says so:
 	// the router takes it as it is (SetPath, UnescapePath off), so that a
@@ -89,14 +131,14 @@ func (x *routeIndex) pattern(c *fiber.Ctx) string {
 	p.ctx.URI().SetPath(path)
 	idx.route(&p.ctx)
 	idx.found.put(key, p.served)
-	return *p.served
+	return p.served
 }
 
 // routeMemo remembers which route the probe found for a request, so that
 // a request like it (the same method and path, from the same place) is
 // named without routing it again: most traffic repeats its paths. It has
 // a fixed number of slots, picked by a seeded 64-bit hash of the request,
-// each holding the hash and the route's path; a new request takes its
+// each holding the hash and the route (its target); a new request takes its
 // slot over. Remembering allocates nothing and keeps no path of the
 // client's, so paths the clients choose cost no memory; two requests
 // with one hash would share an answer, which, the seed being random, no
@@ -105,7 +147,7 @@ type routeMemo struct {
 	mu    sync.Mutex // serialises writers
 	slots [memoSlots]struct {
 		key    atomic.Uint64 // 0 while empty or being written
-		served atomic.Pointer[string]
+		served atomic.Pointer[target]
 	}
 }
 
@@ -113,18 +155,24 @@ const memoSlots = 1024 // a power of two
 
 var memoSeed = maphash.MakeSeed()
 
-// memoKey is the hash of a request with method and path for the
-// middleware at place at of its method's stack, never 0.
-func memoKey(at int, method, path string) uint64 {
-	k := maphash.String(memoSeed, path) ^ bits.RotateLeft64(maphash.String(memoSeed, method), 17) ^ uint64(at)*0x9e3779b97f4a7c15
+// memoKey is the hash of a request with path and the method whose
+// methodKey is method, for the middleware at place at of its method's
+// stack, never 0.
+func memoKey(at int, method uint64, path string) uint64 {
+	k := maphash.String(memoSeed, path) ^ method ^ uint64(at)*0x9e3779b97f4a7c15
 	if k == 0 {
 		k = 1
 	}
 	return k
 }
 
-// get returns the served path remembered for key, nil when none is.
-func (m *routeMemo) get(key uint64) *string {
+// methodKey is method's part of a memo key.
+func methodKey(method string) uint64 {
+	return bits.RotateLeft64(maphash.String(memoSeed, method), 17)
+}
+
+// get returns the target remembered for key, nil when none is.
+func (m *routeMemo) get(key uint64) *target {
 	s := &m.slots[key&(memoSlots-1)]
 	if s.key.Load() != key {
 		return nil
@@ -138,7 +186,7 @@ func (m *routeMemo) get(key uint64) *string {
 
 // put remembers served for key. A writer that finds another writing
 // leaves it be: remembering is only a shortcut.
-func (m *routeMemo) put(key uint64, served *string) {
+func (m *routeMemo) put(key uint64, served *target) {
 	if !m.mu.TryLock() {
 		return
 	}
@@ -174,7 +222,7 @@ func build(app *fiber.App, handlers uint32) *index {
 		// context, which nobody reads.
 		ErrorHandler: func(*fiber.Ctx, error) error { return nil },
 	})
-	idx := &index{app: app, handlers: handlers, position: map[*fiber.Route]int{}, serving: map[*fiber.Route]bool{}}
+	idx := &index{app: app, handlers: handlers, places: map[*fiber.Route]*place{}}
 	methods := cfg.RequestMethods
 	if len(methods) == 0 {
 		methods = fiber.DefaultMethods
@@ -185,13 +233,14 @@ func build(app *fiber.App, handlers uint32) *index {
 	// in stack order.
 	serving := app.GetRoutes(true)
 	for m, stack := range app.Stack() {
+		mk := methodKey(methods[m])
 		for at, r := range stack {
-			idx.position[r] = at
+			pl := &place{route: r, at: at, method: methods[m], methodKey: mk}
+			idx.places[r] = pl
 			if len(serving) > 0 && sameRoute(&serving[0], r) {
 				serving = serving[1:]
-				idx.serving[r] = true
-				path := r.Path
-				router.Add(methods[m], r.Path, serves(at, &path))
+				pl.serves = &target{path: r.Path}
+				router.Add(methods[m], r.Path, serves(at, pl.serves))
 			}
 		}
 	}
@@ -207,16 +256,16 @@ func sameRoute(dup, route *fiber.Route) bool {
 }
 
 // serves is the router's handler for the route at place at of its
-// method's stack, path: it serves the probe's request unless it comes
+// method's stack, t: it serves the probe's request unless it comes
 // before the middleware, when the router goes on to the next route that
 // matches.
-func serves(at int, path *string) fiber.Handler {
+func serves(at int, t *target) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		p := c.Context().UserValue(probeKey).(*probe)
 		if at < p.after {
 			return c.Next()
 		}
-		p.served = path
+		p.served = t
 		return nil
 	}
 }

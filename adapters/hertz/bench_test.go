@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cloudwego/hertz/pkg/app"
+	"github.com/cloudwego/hertz/pkg/app/client"
 	"github.com/cloudwego/hertz/pkg/app/server"
 
 	sentinelhertz "github.com/sentinelgen/sentinelgen/adapters/hertz"
@@ -74,4 +75,31 @@ func BenchmarkHertzRefused(b *testing.B) {
 		h.ServeHTTP(context.Background(), c)
 		return c.Response.StatusCode()
 	})
+}
+
+// A client call through the client middleware to an endpoint that
+// answers without sending: bare, admitted, and refused by a flow rule;
+// the middleware's cost is the difference to bare.
+func BenchmarkHertzClient(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		mw   client.Middleware
+		url  string
+	}{
+		{"bare", nil, "http://bench.example/order/42"},
+		{"sentinelhertz", sentinelhertz.ClientMiddleware(), "http://bench.example/order/42"},
+		{"sentinelhertz-refused", sentinelhertz.ClientMiddleware(), "http://bench.example/refused/42"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			webtest.Refuse(b, "GET:http://bench.example/refused/42")
+			call := clientCall(bc.mw, bc.url)
+			_ = call()
+			b.ReportAllocs()
+			stop := webtest.CPUTimer(b)
+			for b.Loop() {
+				_ = call()
+			}
+			stop()
+		})
+	}
 }

@@ -37,6 +37,8 @@ package sentinelhertz
 
 import (
 	"context"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/cloudwego/hertz/pkg/app"
 
@@ -50,21 +52,50 @@ import (
 func Middleware(opts ...Option) app.HandlerFunc {
 	cfg := web.Apply[*app.RequestContext, blockFunc](nethttp.ServerError, opts)
 	engine := web.New(cfg.Config)
+	// Without a cleaner or method prefix a route's resource is the
+	// route's alone: routes keeps it once resolved.
+	var routes *routeResources
+	if cfg.Cleaner == nil && !cfg.MethodPrefix {
+		routes = new(routeResources)
+	}
+	// Such a resource, without an origin or arguments to read, is
+	// entered in the shared web context directly, as the engine would,
+	// resolved on the first such request, as the engine's is.
+	var shared *webContext
+	if routes != nil && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
+		shared = new(webContext)
+	}
 	return func(ctx context.Context, c *app.RequestContext) {
 		pattern := c.FullPath()
-		method, path := "", ""
-		if cfg.MethodPrefix {
-			method = methodOf(c.Method())
+		var res *runtime.Resource
+		name := ""
+		if routes != nil && pattern != "" {
+			res = routes.get(pattern)
 		}
-		if pattern == "" && cfg.UnmatchedPath {
-			path = string(c.Path()) // a copy: the resource keeps it
+		if res == nil {
+			method, path := "", ""
+			if cfg.MethodPrefix {
+				method = methodOf(c.Method())
+			}
+			if pattern == "" && cfg.UnmatchedPath {
+				path = string(c.Path()) // a copy: the resource keeps it
+			}
+			res, name = engine.Target(c, method, pattern, path)
+			if res == nil && name == "" {
+				c.Next(ctx) // not protected
+				return
+			}
+			if routes != nil && pattern != "" && res != nil {
+				routes.put(pattern, res)
+			}
 		}
-		res, name := engine.Target(c, method, pattern, path)
-		if res == nil && name == "" {
-			c.Next(ctx) // not protected
-			return
+		var e *runtime.SentinelEntry
+		var b *runtime.BlockError
+		if shared != nil && res != nil {
+			e, b = res.EntryInSharedContext(ctx, shared.get(), webOptions[:]...)
+		} else {
+			e, b = engine.Enter(ctx, c, res, name)
 		}
-		e, b := engine.Enter(ctx, c, res, name)
 		if b != nil {
 			block(&cfg, ctx, c, b)
 			c.Abort()
@@ -86,7 +117,32 @@ func Middleware(opts ...Option) app.HandlerFunc {
 	}
 }
 
+// webContext is the shared web context (web.ContextName, no origin),
+// resolved on first use (a race of first uses resolves it more than once,
+// to the same context).
+type webContext struct {
+	sc atomic.Pointer[runtime.SharedContext]
+}
+
+func (w *webContext) get() *runtime.SharedContext {
+	if sc := w.sc.Load(); sc != nil {
+		return sc
+	}
+	sc := runtime.NewSharedContext(web.ContextName, "")
+	w.sc.Store(sc)
+	return sc
+}
+
+// webOptions are the options of an inbound web request's entry.
+var webOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
+
 func exit(engine *web.Engine[*app.RequestContext], e *runtime.SentinelEntry, code int, p any) {
+	// A response whose status is not an error, the common case, has
+	// nothing to record: Outcome would say so.
+	if p == nil && (code == 0 || engine.ErrorStatus == nil || !engine.ErrorStatus(code)) {
+		e.Exit()
+		return
+	}
 	if err := engine.Outcome(e.Context(), code, p); err != nil {
 		e.SetError(err)
 	}
@@ -94,15 +150,28 @@ func exit(engine *web.Engine[*app.RequestContext], e *runtime.SentinelEntry, cod
 }
 
 // DefaultBlockHandler answers a refused request with 429 Too Many
-// Requests, "Retry-After: 1" and nethttp.BlockMessage.
+// Requests, "Retry-After: 1" and nethttp.BlockMessage. The header key and
+// values and the body are bytes built once, the body sent without copying
+// (SetBodyRaw): a refusal writes no more than its status and two headers.
 func DefaultBlockHandler(_ context.Context, c *app.RequestContext, _ *runtime.BlockError) {
-	c.Response.Header.Set("Retry-After", web.RetryAfter)
+	c.Response.Header.SetCanonical(retryAfterKey, retryAfterValue)
 	c.Response.Header.SetContentTypeBytes(textPlain)
 	c.Response.SetStatusCode(429)
-	c.Response.SetBodyString(web.BlockMessage + "\n")
+	c.Response.SetBodyRaw(blockBody)
 }
 
-var textPlain = []byte("text/plain; charset=utf-8")
+// The default answer's bytes; Hertz only reads them.
+var (
+	retryAfterKey   = []byte("Retry-After")
+	retryAfterValue = []byte(web.RetryAfter)
+	textPlain       = []byte("text/plain; charset=utf-8")
+	blockBody       = fullSlice([]byte(web.BlockMessage + "\n"))
+)
+
+// fullSlice is b with no room past its length, so that appending to a
+// body handed out without a copy copies it rather than writing into the
+// shared array.
+func fullSlice(b []byte) []byte { return b[:len(b):len(b)] }
 
 func block(c *config, ctx context.Context, rc *app.RequestContext, b *runtime.BlockError) {
 	if c.BlockHandler != nil {
@@ -110,6 +179,42 @@ func block(c *config, ctx context.Context, rc *app.RequestContext, b *runtime.Bl
 		return
 	}
 	DefaultBlockHandler(ctx, rc, b)
+}
+
+// routeResources holds the resources of recent routes, in slots picked by
+// the address of the route's path: Hertz hands every request of a route
+// the route's own string (c.FullPath), so a request finds its route's
+// resource with one comparison, of that address, instead of the engine's
+// lookup by pattern. A slot is taken by the first route that lands in it
+// and kept: the slots hold registered routes only, and a route whose slot
+// another holds is looked up by the engine, allocating nothing.
+type routeResources [routeSlots]atomic.Pointer[routeResource]
+
+type routeResource struct {
+	pattern string
+	res     *runtime.Resource
+}
+
+const routeSlots = 64 // a power of two
+
+func (r *routeResources) slot(pattern string) *atomic.Pointer[routeResource] {
+	return &r[uint64(uintptr(unsafe.Pointer(unsafe.StringData(pattern))))*0x9e3779b97f4a7c15>>(64-6)]
+}
+
+// get returns the resource kept for pattern, nil when none is.
+func (r *routeResources) get(pattern string) *runtime.Resource {
+	if rr := r.slot(pattern).Load(); rr != nil && rr.pattern == pattern {
+		return rr.res
+	}
+	return nil
+}
+
+// put keeps res, the resource of the route pattern, when pattern's slot
+// is free.
+func (r *routeResources) put(pattern string, res *runtime.Resource) {
+	if s := r.slot(pattern); s.Load() == nil {
+		s.CompareAndSwap(nil, &routeResource{pattern: pattern, res: res})
+	}
 }
 
 // methodOf returns the request method as a string without allocating for

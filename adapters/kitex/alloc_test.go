@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	sentinelkitex "github.com/sentinelgen/sentinelgen/adapters/kitex"
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
 )
@@ -42,4 +43,24 @@ func TestAdmittedAndRefusedCallsAllocateOnce(t *testing.T) {
 			assert.Equal(t, 1.0, refused, "refused")
 		})
 	}
+}
+
+// The client middleware, too, costs an admitted call one allocation, the
+// entry, and a refused one no more.
+func TestClientCallsAllocateOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	clocktest.Install(t)
+	h := sentinelkitex.ClientMiddleware()(func(ctx context.Context, req, resp any) error { return nil })
+	ri := rpcinfo.NewRPCInfo(rpcinfo.EmptyEndpointInfo(), rpcinfo.NewEndpointInfo("OrderService", "GetOrder", nil, nil),
+		rpcinfo.NewInvocation("OrderService", "GetOrder"), rpcinfo.NewRPCConfig(), rpcinfo.NewRPCStats())
+	ctx := rpcinfo.NewCtxWithRPCInfo(context.Background(), ri)
+	call := func() { _ = h(ctx, nil, nil) }
+	call()
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, call), "admitted")
+
+	loadFlow(t, flow.Rule{Resource: getOrder, Grade: flow.GradeQPS, Count: 0})
+	assert.ErrorIs(t, h(ctx, nil, nil), runtime.ErrBlocked)
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, call), "refused")
 }

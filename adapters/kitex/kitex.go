@@ -80,10 +80,12 @@ func ClientMiddleware(opts ...Option) endpoint.Middleware {
 
 func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method string, req, resp any, next endpoint.Endpoint, traffic runtime.TrafficType) error {
 	var name string
+	var res *runtime.Resource
 	if c.resourceName != nil {
 		name = c.resourceName(ctx, ri)
+		res = rpcguard.Resource(name)
 	} else {
-		name = resourceName(service, method)
+		name, res = resourceOf(service, method)
 	}
 	if name == "" {
 		return next(ctx, req, resp) // not protected
@@ -96,7 +98,7 @@ func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method s
 	if c.args != nil {
 		args = func() []any { return c.args(ctx, req) }
 	}
-	e, b := rpcguard.Enter(ctx, name, origin, traffic, args)
+	e, b := rpcguard.EnterResource(ctx, res, name, origin, traffic, args)
 	if b != nil {
 		if c.blockFallback != nil {
 			return c.blockFallback(ctx, req, resp, b)
@@ -122,6 +124,27 @@ func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method s
 	return err
 }
 
+// resourceOf is resourceName and its resource (nil while it does not
+// exist), found together in the slots of recent names.
+func resourceOf(service, method string) (string, *runtime.Resource) {
+	if service == "" {
+		return method, rpcguard.Resource(method)
+	}
+	slot := recentName(service, method)
+	if r := slot.Load(); r != nil && r.method == method && r.service == service {
+		if res := r.res.Load(); res != nil {
+			return r.name, res
+		}
+		res := rpcguard.Resource(r.name)
+		if res != nil && res.Name() == r.name { // not the runtime's overflow resource
+			r.res.Store(res)
+		}
+		return r.name, res
+	}
+	name := resourceName(service, method)
+	return name, rpcguard.Resource(name)
+}
+
 // resourceName is "service/method", without allocating for a pair named
 // before. Method names come off the wire (a generic server takes any), so
 // the names kept are capped; past the cap a name is built per call, and
@@ -130,9 +153,10 @@ func (c *config) call(ctx context.Context, ri rpcinfo.RPCInfo, service, method s
 // In front of the kept names, recentNames holds names in slots picked by
 // a hash of a few bytes of the method, each taken by the first pair that
 // lands in it and replaced only on one miss in 64, so that pairs a client
-// sent once cannot hold the slots for good: a call finds its name there with two
-// comparisons, which for Kitex's own strings are pointer comparisons,
-// instead of hashing the pair.
+// sent once cannot hold the slots for good: a call finds its name there
+// with two comparisons, which for Kitex's own strings are pointer
+// comparisons, instead of hashing the pair; the slot keeps the name's
+// resource too, once it exists.
 func resourceName(service, method string) string {
 	if service == "" {
 		return method
@@ -144,7 +168,7 @@ func resourceName(service, method string) string {
 	key := serviceMethod{service, method}
 	if name, ok := names.Load(key); ok {
 		if old := slot.Load(); old == nil || nameMisses.Add(1)%64 == 0 {
-			slot.CompareAndSwap(old, &serviceMethodName{key, name.(string)})
+			slot.CompareAndSwap(old, &serviceMethodName{serviceMethod: key, name: name.(string)})
 		}
 		return name.(string)
 	}
@@ -160,9 +184,14 @@ var nameMisses atomic.Uint64
 
 type serviceMethod struct{ service, method string }
 
+// serviceMethodName is a slot's pair, its name and resource: read on every
+// call, it is padded to two cache lines of its own, which the processor
+// fetches together, so that no object written per call shares them.
 type serviceMethodName struct {
 	serviceMethod
 	name string
+	res  atomic.Pointer[runtime.Resource]
+	_    [128 - 56]byte
 }
 
 var recentNames [64]atomic.Pointer[serviceMethodName]

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	sentinelkratos "github.com/sentinelgen/sentinelgen/adapters/kratos"
+	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
 )
 
@@ -41,4 +42,23 @@ func TestAdmittedAndRefusedCallsAllocateOnce(t *testing.T) {
 			assert.Equal(t, 1.0, refused, "refused")
 		})
 	}
+}
+
+// The client middleware, too, costs an admitted call one allocation, the
+// entry, and a refused one no more.
+func TestClientCallsAllocateOnce(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	clocktest.Install(t)
+	h := sentinelkratos.Client()(func(ctx context.Context, req any) (any, error) { return req, nil })
+	ctx := transport.NewClientContext(context.Background(), benchTransport{headerCarrier{}})
+	call := func() { _, _ = h(ctx, "req") }
+	call()
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, call), "admitted")
+
+	loadFlow(t, benchTransport{}.Operation(), 0)
+	_, err := h(ctx, "req")
+	assert.ErrorIs(t, err, runtime.ErrBlocked)
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, call), "refused")
 }

@@ -32,7 +32,32 @@ import (
 // lives in the entry's allocation), and with the arguments args returns
 // when a hot-parameter rule applies to the resource (args may be nil).
 func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType, args func() []any) (*runtime.SentinelEntry, *runtime.BlockError) {
+	// EnterResource's body, written out: a call the more costs every
+	// call a dozen instructions.
 	res := Resource(name)
+	opts := outboundOptions[:]
+	if traffic == runtime.Inbound {
+		opts = inboundOptions[:]
+	}
+	var withArgs [3]runtime.EntryOption
+	if args != nil && web.NeedsArgs(res, name) {
+		withArgs = [3]runtime.EntryOption{opts[0], opts[1], runtime.WithArgs(args()...)}
+		opts = withArgs[:]
+	}
+	switch {
+	case res != nil && origin == "":
+		return res.Entry(ctx, opts...)
+	case res != nil:
+		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts...)
+	case origin == "":
+		return runtime.Entry(ctx, name, opts...) // the first call: it makes the resource
+	}
+	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts...)
+}
+
+// EnterResource is Enter for a caller that has looked up res, the
+// resource named name (nil when it does not exist yet).
+func EnterResource(ctx context.Context, res *runtime.Resource, name, origin string, traffic runtime.TrafficType, args func() []any) (*runtime.SentinelEntry, *runtime.BlockError) {
 	opts := outboundOptions[:]
 	if traffic == runtime.Inbound {
 		opts = inboundOptions[:]
@@ -83,7 +108,8 @@ func recentSlot(name string) *atomic.Pointer[named] {
 }
 
 // Resource is runtime.LookupResource(name), found in the slots of recent
-// names when one holds it.
+// names when one holds it. It may be the runtime's overflow resource, past
+// its cap on resources, whose name is not name.
 func Resource(name string) *runtime.Resource {
 	slot := recentSlot(name)
 	r := slot.Load()

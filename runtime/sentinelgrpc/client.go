@@ -37,7 +37,7 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 		}()
 		err := remoteBlocked(invoker(ctx, method, req, reply, cc, callOpts...))
 		done = true
-		e.Exit(runtime.WithError(cfg.traced(ctx, err)))
+		exit(e, cfg.traced(ctx, err))
 		return err
 	}
 }
@@ -55,7 +55,7 @@ func UnaryClientInterceptor(opts ...ClientOption) grpc.UnaryClientInterceptor {
 func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor {
 	cfg := newClientConfig(opts)
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, callOpts ...grpc.CallOption) (grpc.ClientStream, error) {
-		e, b := cfg.entry(ctx, method, nil, runtime.Outbound)
+		e, view, b := cfg.enterStream(ctx, method)
 		if b != nil {
 			if cfg.streamFallback != nil {
 				return cfg.streamFallback(ctx, desc, cc, method, b)
@@ -72,9 +72,9 @@ func StreamClientInterceptor(opts ...ClientOption) grpc.StreamClientInterceptor 
 		done = true
 		if err != nil {
 			err = remoteBlocked(err)
-			e.Exit(runtime.WithError(cfg.traced(ctx, err)))
+			exit(e, cfg.traced(ctx, err))
 			return nil, err
 		}
-		return newClientStream(cs, ctx, e, &cfg.commonConfig, desc.ServerStreams), nil
+		return view.start(cs, ctx, e, &cfg.commonConfig, desc.ServerStreams), nil
 	}
 }

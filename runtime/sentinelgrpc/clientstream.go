@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/status"
 
+	"github.com/sentinelgen/sentinelgen/internal/rpcguard"
 	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
@@ -27,14 +28,36 @@ type clientStream struct {
 	stop   func() bool
 }
 
-func newClientStream(cs grpc.ClientStream, ctx context.Context, e *runtime.SentinelEntry, cfg *commonConfig, serverStreams bool) *clientStream {
-	s := &clientStream{ClientStream: cs, ctx: ctx, entry: e, cfg: cfg, serverStreams: serverStreams}
+// start makes s, zero (usually in the entry's allocation), the view of
+// the admitted stream cs, whose call's context is ctx.
+func (s *clientStream) start(cs grpc.ClientStream, ctx context.Context, e *runtime.SentinelEntry, cfg *commonConfig, serverStreams bool) *clientStream {
+	s.ClientStream, s.ctx, s.entry, s.cfg, s.serverStreams = cs, ctx, e, cfg, serverStreams
+	if ctx.Done() == nil {
+		return s // a context that never ends: nothing to watch
+	}
 	s.mu.Lock()
 	// context.AfterFunc starts no goroutine until ctx ends, and none at all
 	// once stopped: a stream that ends normally leaves nothing behind.
 	s.stop = context.AfterFunc(ctx, func() { s.exit(status.FromContextError(ctx.Err()).Err()) })
 	s.mu.Unlock()
 	return s
+}
+
+// enterStream opens the outbound entry of a stream of method, with the
+// zero view of the stream: once the method's resource exists, in one
+// allocation. The view is the stream's own and never reused, as the entry
+// is.
+func (c *commonConfig) enterStream(ctx context.Context, method string) (*runtime.SentinelEntry, *clientStream, *runtime.BlockError) {
+	res := rpcguard.Resource(method)
+	if res == nil {
+		e, b := c.entry(ctx, method, nil, runtime.Outbound)
+		if b != nil {
+			return nil, nil, b
+		}
+		return e, &clientStream{}, nil
+	}
+	var buf [3]runtime.EntryOption
+	return runtime.EntryWith[clientStream](res, ctx, c.options(ctx, method, nil, res, runtime.Outbound, &buf)...)
 }
 
 // exit ends the entry with the stream's outcome, once; err is what ended

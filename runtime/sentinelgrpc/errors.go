@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -96,11 +97,17 @@ func (e *BlockedError) Is(target error) bool { return target == runtime.ErrBlock
 // remoteBlocked returns err as a remote *BlockedError when it is the
 // status of a Sentinel refusal by the server, and err unchanged otherwise.
 func remoteBlocked(err error) error {
-	if err == nil {
-		return nil
+	// io.EOF ends every stream, and grpc-go's own status errors carry
+	// their code: neither builds a status here (status.Code would, for
+	// io.EOF).
+	if err == nil || err == io.EOF {
+		return err
+	}
+	if se, ok := err.(interface{ GRPCStatus() *status.Status }); ok && se.GRPCStatus().Code() != codes.ResourceExhausted {
+		return err
 	}
 	st, ok := status.FromError(err)
-	if !ok || st.Code() != codes.ResourceExhausted {
+	if !ok {
 		return err
 	}
 	if _, local := err.(*BlockedError); local {

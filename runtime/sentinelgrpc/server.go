@@ -38,7 +38,7 @@ func UnaryServerInterceptor(opts ...ServerOption) grpc.UnaryServerInterceptor {
 		}()
 		resp, err := handler(e.Context(), req)
 		done = true
-		e.Exit(runtime.WithError(cfg.traced(ctx, err)))
+		exit(e, cfg.traced(ctx, err))
 		return resp, blockedStatus(err)
 	}
 }
@@ -69,7 +69,7 @@ func StreamServerInterceptor(opts ...ServerOption) grpc.StreamServerInterceptor 
 		*view = serverStream{ServerStream: ss, ctx: e.Context()}
 		err := handler(srv, view)
 		done = true
-		e.Exit(runtime.WithError(cfg.traced(ctx, err)))
+		exit(e, cfg.traced(ctx, err))
 		return blockedStatus(err)
 	}
 }
@@ -85,11 +85,12 @@ func (cfg *serverConfig) enter(ctx context.Context, method string, req any) (*ru
 	if res == nil {
 		return cfg.enterFirst(ctx, method, req, origin)
 	}
-	opts, n := cfg.options(ctx, method, req, res, runtime.Inbound)
+	var buf [3]runtime.EntryOption
+	opts := cfg.options(ctx, method, req, res, runtime.Inbound, &buf)
 	if origin != "" {
-		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts[:n]...)
+		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts...)
 	}
-	return res.Entry(ctx, opts[:n]...)
+	return res.Entry(ctx, opts...)
 }
 
 // enterStream is enter for a stream, which also needs the handler's view
@@ -107,11 +108,12 @@ func (cfg *serverConfig) enterStream(ctx context.Context, method string) (*runti
 		}
 		return e, &serverStream{}, nil
 	}
-	opts, n := cfg.options(ctx, method, nil, res, runtime.Inbound)
+	var buf [3]runtime.EntryOption
+	opts := cfg.options(ctx, method, nil, res, runtime.Inbound, &buf)
 	if origin != "" {
-		return runtime.EntryInContextWith[serverStream](res, ctx, runtime.DefaultContextName, origin, opts[:n]...)
+		return runtime.EntryInContextWith[serverStream](res, ctx, runtime.DefaultContextName, origin, opts...)
 	}
-	return runtime.EntryWith[serverStream](res, ctx, opts[:n]...)
+	return runtime.EntryWith[serverStream](res, ctx, opts...)
 }
 
 // originOf is the caller's origin, "" when unknown or not parsed.
@@ -136,27 +138,43 @@ func (cfg *serverConfig) enterFirst(ctx context.Context, method string, req any,
 // passing hot-parameter arguments when a rule reads them.
 func (c *commonConfig) entry(ctx context.Context, method string, req any, traffic runtime.TrafficType) (*runtime.SentinelEntry, *runtime.BlockError) {
 	res := rpcguard.Resource(method)
-	opts, n := c.options(ctx, method, req, res, traffic)
+	var buf [3]runtime.EntryOption
+	opts := c.options(ctx, method, req, res, traffic, &buf)
 	if res != nil {
-		return res.Entry(ctx, opts[:n]...)
+		return res.Entry(ctx, opts...)
 	}
-	return runtime.Entry(ctx, method, opts[:n]...)
+	return runtime.Entry(ctx, method, opts...)
 }
 
 // options are the entry options of a call to the method's resource res (nil
 // when it does not exist yet): its traffic type, and the hot-parameter
-// arguments when a rule reads them.
-func (c *commonConfig) options(ctx context.Context, method string, req any, res *runtime.Resource, traffic runtime.TrafficType) ([3]runtime.EntryOption, int) {
-	opts := [3]runtime.EntryOption{
-		runtime.WithTrafficType(traffic),
-		runtime.WithResourceType(runtime.RPC),
+// arguments when a rule reads them, in buf. Without arguments they are
+// built once.
+func (c *commonConfig) options(ctx context.Context, method string, req any, res *runtime.Resource, traffic runtime.TrafficType, buf *[3]runtime.EntryOption) []runtime.EntryOption {
+	base := &outboundOptions
+	if traffic == runtime.Inbound {
+		base = &inboundOptions
 	}
 	// A resource never entered yet has no rules bound: pass the args, once.
 	if c.args != nil && (res == nil || res.NeedsArgs()) {
-		opts[2] = runtime.WithArgs(c.args(ctx, method, req)...)
-		return opts, 3
+		*buf = [3]runtime.EntryOption{base[0], base[1], runtime.WithArgs(c.args(ctx, method, req)...)}
+		return buf[:]
 	}
-	return opts, 2
+	return base[:]
+}
+
+// The entry options of inbound and outbound calls without arguments.
+var (
+	inboundOptions  = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.RPC)}
+	outboundOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Outbound), runtime.WithResourceType(runtime.RPC)}
+)
+
+// exit exits e, recording err (nil for none) as the call's error.
+func exit(e *runtime.SentinelEntry, err error) {
+	if err != nil {
+		e.SetError(err)
+	}
+	e.Exit()
 }
 
 // exitPanicking records a handler's panic on its entry, exits the entry and

@@ -1,0 +1,5 @@
+//go:build race
+
+package sentinelhertz_test
+
+const raceEnabled = true
