@@ -9,6 +9,7 @@ package clock
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 	_ "unsafe" // for go:linkname
@@ -28,8 +29,8 @@ var (
 
 	// cached is the ticker's reading in Unix milliseconds, shifted left by
 	// two, plus two flags: read, once a caller has read the reading, and
-	// overridden, while Set's clock replaces this one. It is 0 while no
-	// ticker runs. Every write to it is a compare-and-swap of the whole
+	// overridden, while Set's clock replaces this one. It holds no
+	// reading (0, or the overridden flag alone) while no ticker runs. Every write to it is a compare-and-swap of the whole
 	// word (the ticker's too), so that no write loses another's flag, and
 	// the common read is one load, small enough to be inlined (with the
 	// functions of sync/atomic: atomic.Int64's methods would not be).
@@ -134,13 +135,24 @@ func Set(c Clock) (restore func()) {
 	if c != nil {
 		next = &override{c: c}
 	}
+	setMu.Lock()
+	defer setMu.Unlock()
 	prev := replaced.Swap(next)
 	markOverridden(next != nil)
 	return func() {
+		setMu.Lock()
+		defer setMu.Unlock()
 		replaced.Store(prev)
 		markOverridden(prev != nil)
 	}
 }
+
+// setMu makes each Set and restore's two writes, the clock and the
+// overridden flag, one step among Sets and restores: without it, one
+// restoring between another's two writes could leave the flag cleared
+// under a clock in force, and Millis reading the ticker while Now reads
+// the clock set.
+var setMu sync.Mutex
 
 // markOverridden sets or clears cached's overridden flag.
 func markOverridden(on bool) {
