@@ -12,8 +12,8 @@ import (
 )
 
 // The adapter adds one allocation to an admitted request (the entry) and
-// one to a refused one (the entry), whose default answer is bytes built
-// once, the body handed to fasthttp without a copy.
+// one to a refused one (the entry), whose default answer fasthttp copies
+// into the response's own buffers, pooled.
 func TestAllocations(t *testing.T) {
 	got := webtest.MeasureAllocs(t, "/alloc/refused/:id", func(protected bool, path string) func() int {
 		app := fiber.New(fiber.Config{DisableStartupMessage: true})

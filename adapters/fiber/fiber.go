@@ -172,29 +172,27 @@ func status(c *fiber.Ctx, err error) int {
 // DefaultBlockHandler answers a refused request with 429 Too Many
 // Requests, "Retry-After: 1" and nethttp.BlockMessage as a plain-text
 // body, as nethttp.DefaultBlockHandler does. The header key and values
-// and the body are bytes built once, which fasthttp sends without
-// copying the body (fiber's c.Send): a refusal writes no more than its
-// status and two headers.
+// are bytes built once. The body is copied into the response's own
+// buffer, as net/http's is: a body handed over without a copy (c.Send)
+// would be dropped by a later write (c.Write, c.Append), which fasthttp
+// starts in a buffer of its own.
 func DefaultBlockHandler(c *fiber.Ctx, _ *runtime.BlockError) error {
 	h := &c.Response().Header
 	h.SetCanonical(retryAfterKey, retryAfterValue)
 	h.SetContentTypeBytes(textPlain)
 	c.Status(fiber.StatusTooManyRequests)
-	return c.Send(blockBody)
+	c.Response().SetBodyString(blockBody)
+	return nil
 }
 
-// The default answer's bytes; fasthttp only reads them.
+// The default answer's header bytes; fasthttp copies them.
 var (
 	retryAfterKey   = []byte(fiber.HeaderRetryAfter)
 	retryAfterValue = []byte(web.RetryAfter)
 	textPlain       = []byte(fiber.MIMETextPlainCharsetUTF8)
-	blockBody       = fullSlice([]byte(web.BlockMessage + "\n"))
 )
 
-// fullSlice is b with no room past its length, so that appending to a
-// body handed out without a copy copies it rather than writing into the
-// shared array.
-func fullSlice(b []byte) []byte { return b[:len(b):len(b)] }
+const blockBody = web.BlockMessage + "\n"
 
 func block(c *config, fc *fiber.Ctx, b *runtime.BlockError) error {
 	if c.BlockHandler != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	sentinelfiber "github.com/sentinelgen/sentinelgen/adapters/fiber"
+	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
@@ -142,5 +143,27 @@ func TestAppUseUnderConstrainedRoutesCostsAboutFibersRouting(t *testing.T) {
 	bare, adapter := constrainedApp(), constrainedApp(sentinelfiber.Middleware())
 	for _, target := range []string{"/api/v24/orders/not-an-order", "/api/v0/items/x", "/nowhere"} {
 		assert.LessOrEqual(t, allocs(adapter, target), 2*allocs(bare, target)+4, target)
+	}
+}
+
+// A block handler that writes after the default answer adds to its body,
+// as after net/http's: the default answer's body is the response's own.
+func TestWritingAfterTheDefaultAnswerAppends(t *testing.T) {
+	clocktest.Install(t)
+	webtest.Refuse(t, "/api/other")
+	a := app(sentinelfiber.WithBlockHandler(func(c *fiber.Ctx, b *runtime.BlockError) error {
+		if err := sentinelfiber.DefaultBlockHandler(c, b); err != nil {
+			return err
+		}
+		_, err := c.WriteString("try again later\n")
+		return err
+	}))
+	for range 2 {
+		resp, err := a.Test(httptest.NewRequest(http.MethodGet, "/api/other", nil), -1)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		assert.Equal(t, web.BlockMessage+"\ntry again later\n", string(body))
 	}
 }

@@ -151,27 +151,25 @@ func exit(engine *web.Engine[*app.RequestContext], e *runtime.SentinelEntry, cod
 
 // DefaultBlockHandler answers a refused request with 429 Too Many
 // Requests, "Retry-After: 1" and nethttp.BlockMessage. The header key and
-// values and the body are bytes built once, the body sent without copying
-// (SetBodyRaw): a refusal writes no more than its status and two headers.
+// values are bytes built once. The body is copied into the response's own
+// buffer, as net/http's is: a body handed over without a copy (SetBodyRaw)
+// would be dropped by a later write (c.Write), which Hertz starts in a
+// buffer of its own.
 func DefaultBlockHandler(_ context.Context, c *app.RequestContext, _ *runtime.BlockError) {
 	c.Response.Header.SetCanonical(retryAfterKey, retryAfterValue)
 	c.Response.Header.SetContentTypeBytes(textPlain)
 	c.Response.SetStatusCode(429)
-	c.Response.SetBodyRaw(blockBody)
+	c.Response.SetBodyString(blockBody)
 }
 
-// The default answer's bytes; Hertz only reads them.
+// The default answer's header bytes; Hertz copies them.
 var (
 	retryAfterKey   = []byte("Retry-After")
 	retryAfterValue = []byte(web.RetryAfter)
 	textPlain       = []byte("text/plain; charset=utf-8")
-	blockBody       = fullSlice([]byte(web.BlockMessage + "\n"))
 )
 
-// fullSlice is b with no room past its length, so that appending to a
-// body handed out without a copy copies it rather than writing into the
-// shared array.
-func fullSlice(b []byte) []byte { return b[:len(b):len(b)] }
+const blockBody = web.BlockMessage + "\n"
 
 func block(c *config, ctx context.Context, rc *app.RequestContext, b *runtime.BlockError) {
 	if c.BlockHandler != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	sentinelhertz "github.com/sentinelgen/sentinelgen/adapters/hertz"
+	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/internal/webtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/clocktest"
@@ -119,4 +120,17 @@ func get(t *testing.T, url string) *http.Response {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	require.NoError(t, resp.Body.Close())
 	return resp
+}
+
+// A block handler that writes after the default answer adds to its body,
+// as after net/http's: the default answer's body is the response's own.
+func TestWritingAfterTheDefaultAnswerAppends(t *testing.T) {
+	for range 2 {
+		c := app.NewContext(0)
+		sentinelhertz.DefaultBlockHandler(context.Background(), c, nil)
+		_, err := c.WriteString("try again later\n")
+		assert.NoError(t, err)
+		assert.Equal(t, http.StatusTooManyRequests, c.Response.StatusCode())
+		assert.Equal(t, web.BlockMessage+"\ntry again later\n", string(c.Response.Body()))
+	}
 }
