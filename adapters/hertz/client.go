@@ -130,6 +130,10 @@ type clientNames struct {
 
 const clientNameSlots = 256 // a power of two
 
+// maxClientNameBytes bounds the names the slots keep, and so their memory
+// (256 KiB at most), whatever URLs the service is made to call.
+const maxClientNameBytes = 1 << 10
+
 // clientName is "METHOD:scheme://host/path" and where its parts end.
 type clientName struct {
 	name                 string
@@ -174,6 +178,9 @@ func (c *clientNames) get(req *protocol.Request) (*runtime.Resource, string) {
 	}
 	target := targetOf(scheme, host, path)
 	name := method + ":" + target
+	if len(name) > maxClientNameBytes {
+		return nil, name
+	}
 	if old == nil || c.misses.Add(1)%64 == 0 {
 		slot.CompareAndSwap(old, &clientName{
 			name:   name,
