@@ -17,9 +17,12 @@ import (
 // are refused, refusals allocate nothing.
 
 // EntryAnd is an entry and a request's state of type T in one allocation.
+// T comes first: a zero-size field last is padded (so that its address
+// stays inside the object), which would take an entry alone
+// (EntryAnd[struct{}]) from 128 bytes to 136, a size class above.
 type EntryAnd[T any] struct {
-	e runtime.SentinelEntry
 	t T
+	e runtime.SentinelEntry
 }
 
 // Spares holds the allocations of refused requests for the next requests

@@ -4,8 +4,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sentinelgen/sentinelgen/runtime"
 )
 
 func TestSparesHandBackWhatARefusalLeft(t *testing.T) {
@@ -41,4 +44,10 @@ func TestSparesHandEachAllocationToOneRequestAtATime(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// An entry kept alone (nethttp.Engine.EnterEntry, for GoFrame) is the
+// size of an entry, in the entry's size class, not a class above it.
+func TestAnEntryAloneIsTheSizeOfAnEntry(t *testing.T) {
+	assert.Equal(t, unsafe.Sizeof(runtime.SentinelEntry{}), unsafe.Sizeof(EntryAnd[struct{}]{}))
 }
