@@ -47,7 +47,6 @@ package sentinelfiber
 import (
 	"errors"
 	"strings"
-	"sync/atomic"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -66,12 +65,8 @@ func Middleware(opts ...Option) fiber.Handler {
 	// route's alone: the route's target keeps it once resolved.
 	byRoute := cfg.Cleaner == nil && !cfg.MethodPrefix
 	// Such a resource, without an origin or arguments to read, is
-	// entered in the shared web context directly, as the engine would,
-	// resolved on the first such request, as the engine's is.
-	var shared *webContext
-	if byRoute && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
-		shared = new(webContext)
-	}
+	// entered in the shared web context directly, as the engine would.
+	direct := byRoute && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil
 	return func(c *fiber.Ctx) error {
 		t := routes.target(c)
 		var res *runtime.Resource
@@ -95,8 +90,8 @@ func Middleware(opts ...Option) fiber.Handler {
 		parent := c.UserContext()
 		var e *runtime.SentinelEntry
 		var b *runtime.BlockError
-		if shared != nil && res != nil {
-			e, b = res.EntryInSharedContext(parent, shared.get(), webOptions[:]...)
+		if direct && res != nil {
+			e, b = engine.EnterShared(parent, res)
 		} else {
 			e, b = engine.Enter(parent, c, res, name)
 		}
@@ -122,25 +117,6 @@ func Middleware(opts ...Option) fiber.Handler {
 		return err
 	}
 }
-
-// webContext is the shared web context (web.ContextName, no origin),
-// resolved on first use (a race of first uses resolves it more than once,
-// to the same context).
-type webContext struct {
-	sc atomic.Pointer[runtime.SharedContext]
-}
-
-func (w *webContext) get() *runtime.SharedContext {
-	if sc := w.sc.Load(); sc != nil {
-		return sc
-	}
-	sc := runtime.NewSharedContext(web.ContextName, "")
-	w.sc.Store(sc)
-	return sc
-}
-
-// webOptions are the options of an inbound web request's entry.
-var webOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
 
 func exit(engine *web.Engine[*fiber.Ctx], e *runtime.SentinelEntry, code int, p any) {
 	// A response whose status is not an error, the common case, has

@@ -59,12 +59,8 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		routes = new(routeResources)
 	}
 	// Such a resource, without an origin or arguments to read, is
-	// entered in the shared web context directly, as the engine would,
-	// resolved on the first such request, as the engine's is.
-	var shared *webContext
-	if routes != nil && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil {
-		shared = new(webContext)
-	}
+	// entered in the shared web context directly, as the engine would.
+	direct := routes != nil && cfg.Origin == nil && !cfg.SeparateContexts && cfg.Args == nil
 	return func(ctx context.Context, c *app.RequestContext) {
 		pattern := c.FullPath()
 		var res *runtime.Resource
@@ -91,8 +87,8 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		}
 		var e *runtime.SentinelEntry
 		var b *runtime.BlockError
-		if shared != nil && res != nil {
-			e, b = res.EntryInSharedContext(ctx, shared.get(), webOptions[:]...)
+		if direct && res != nil {
+			e, b = engine.EnterShared(ctx, res)
 		} else {
 			e, b = engine.Enter(ctx, c, res, name)
 		}
@@ -116,25 +112,6 @@ func Middleware(opts ...Option) app.HandlerFunc {
 		exit(engine, e, c.Response.StatusCode(), nil)
 	}
 }
-
-// webContext is the shared web context (web.ContextName, no origin),
-// resolved on first use (a race of first uses resolves it more than once,
-// to the same context).
-type webContext struct {
-	sc atomic.Pointer[runtime.SharedContext]
-}
-
-func (w *webContext) get() *runtime.SharedContext {
-	if sc := w.sc.Load(); sc != nil {
-		return sc
-	}
-	sc := runtime.NewSharedContext(web.ContextName, "")
-	w.sc.Store(sc)
-	return sc
-}
-
-// webOptions are the options of an inbound web request's entry.
-var webOptions = [...]runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
 
 func exit(engine *web.Engine[*app.RequestContext], e *runtime.SentinelEntry, code int, p any) {
 	// A response whose status is not an error, the common case, has

@@ -32,27 +32,7 @@ import (
 // lives in the entry's allocation), and with the arguments args returns
 // when a hot-parameter rule applies to the resource (args may be nil).
 func Enter(ctx context.Context, name, origin string, traffic runtime.TrafficType, args func() []any) (*runtime.SentinelEntry, *runtime.BlockError) {
-	// EnterResource's body, written out: a call the more costs every
-	// call a dozen instructions.
-	res := Resource(name)
-	opts := outboundOptions[:]
-	if traffic == runtime.Inbound {
-		opts = inboundOptions[:]
-	}
-	var withArgs [3]runtime.EntryOption
-	if args != nil && web.NeedsArgs(res, name) {
-		withArgs = [3]runtime.EntryOption{opts[0], opts[1], runtime.WithArgs(args()...)}
-		opts = withArgs[:]
-	}
-	switch {
-	case res != nil && origin == "":
-		return res.Entry(ctx, opts...)
-	case res != nil:
-		return res.EntryInContext(ctx, runtime.DefaultContextName, origin, opts...)
-	case origin == "":
-		return runtime.Entry(ctx, name, opts...) // the first call: it makes the resource
-	}
-	return runtime.Entry(runtime.EnterContext(ctx, runtime.DefaultContextName, origin), name, opts...)
+	return EnterResource(ctx, Resource(name), name, origin, traffic, args)
 }
 
 // EnterResource is Enter for a caller that has looked up res, the

@@ -141,6 +141,14 @@ func EnterWith[T, R any](g *Engine[R], ctx context.Context, r R, res *runtime.Re
 	return runtime.EntryInContextWith[T](res, ctx, ctxName, origin, opts...)
 }
 
+// EnterShared enters res, a declared resource, in the shared web context
+// (ContextName, no origin) with the engine's options: what Enter does for
+// a request without an origin or arguments to read, for an adapter that
+// has found the route's resource itself.
+func (g *Engine[R]) EnterShared(ctx context.Context, res *runtime.Resource) (*runtime.SentinelEntry, *runtime.BlockError) {
+	return res.EntryInSharedContext(ctx, webContext(), g.opts[:2]...)
+}
+
 // webContext is the Sentinel context ContextName without an origin,
 // which most requests are entered in, resolved on first use (a race of
 // first uses resolves it more than once, to the same context).
