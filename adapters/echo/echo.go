@@ -40,11 +40,11 @@ package sentinelecho
 import (
 	"errors"
 	"net/http"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/sentinelgen/sentinelgen/internal/web"
 	"github.com/sentinelgen/sentinelgen/runtime/nethttp"
 )
 
@@ -55,11 +55,11 @@ type Option = nethttp.Option
 // as an inbound resource named after the route's pattern.
 func Middleware(opts ...Option) echo.MiddlewareFunc {
 	engine := nethttp.NewEngine(opts...)
-	var made wrappedHandlers
+	var made web.Wrapped[echo.HandlerFunc]
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		// echo applies the middleware of e.Use to the route's handler on
 		// every request: the same handler gets the handler it got before.
-		return made.get(next, func() echo.HandlerFunc { return protect(engine, next) })
+		return made.Get(web.HandlerKey{Data: funcValue(next)}, func() echo.HandlerFunc { return protect(engine, next) })
 	}
 }
 
@@ -89,33 +89,6 @@ func protect(engine *nethttp.Engine, next echo.HandlerFunc) echo.HandlerFunc {
 		engine.Exit(req, e, status(c, err), nil)
 		return err
 	}
-}
-
-// wrappedHandlers are the handlers the middleware made for the handlers it
-// was applied to lately, in slots picked by the handler's address, each
-// kept by the first that lands in it.
-type wrappedHandlers [64]atomic.Pointer[wrapped]
-
-type wrapped struct {
-	next unsafe.Pointer // the function value wrapped
-	h    echo.HandlerFunc
-}
-
-// get returns the handler made for next before, or makes one. One
-// function value is one pointer: the same pointer is the same function
-// (the slot keeps it alive, so its address cannot serve another).
-func (m *wrappedHandlers) get(next echo.HandlerFunc, build func() echo.HandlerFunc) echo.HandlerFunc {
-	key := funcValue(next)
-	p := uintptr(key)
-	slot := &m[(p>>4^p>>10)%uintptr(len(m))]
-	if w := slot.Load(); w != nil && w.next == key {
-		return w.h
-	}
-	h := build()
-	if key != nil {
-		slot.CompareAndSwap(nil, &wrapped{next: key, h: h})
-	}
-	return h
 }
 
 // route is the pattern of the route that matched c's request, "" when none

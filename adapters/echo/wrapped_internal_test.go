@@ -7,13 +7,15 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/sentinelgen/sentinelgen/internal/web"
 )
 
 func TestAHandlerAppliedAgainGetsTheHandlerItGotBefore(t *testing.T) {
-	var m wrappedHandlers
+	var m web.Wrapped[echo.HandlerFunc]
 	made := 0
 	wrap := func(next echo.HandlerFunc) echo.HandlerFunc {
-		return m.get(next, func() echo.HandlerFunc {
+		return m.Get(web.HandlerKey{Data: funcValue(next)}, func() echo.HandlerFunc {
 			made++
 			return func(c echo.Context) error { return next(c) }
 		})

@@ -67,39 +67,15 @@ func Middleware(opts ...Option) func(http.Handler) http.Handler {
 		// A router that wraps its handlers on every request (gorilla/mux)
 		// wraps the same handler again and again: it gets the same
 		// middleware back.
-		slot := &shared.wrapped[handlerSlot(next)]
-		if m := slot.Load(); m != nil && sameHandler(m.next, next) {
+		return shared.wrapped.Get(*(*web.HandlerKey)(unsafe.Pointer(&next)), func() *middleware {
+			m := &middleware{middlewareShared: shared, next: next, mux: cfg.mux}
+			if m.mux == nil && m.routeName == nil {
+				m.mux, _ = next.(*http.ServeMux)
+			}
 			return m
-		}
-		m := &middleware{middlewareShared: shared, next: next, mux: cfg.mux}
-		if m.mux == nil && m.routeName == nil {
-			m.mux, _ = next.(*http.ServeMux)
-		}
-		slot.CompareAndSwap(nil, m) // the first handler of a slot keeps it
-		return m
+		})
 	}
 }
-
-// handlerWords are the two words of an http.Handler: its dynamic type and
-// its value, or a pointer to it.
-type handlerWords struct{ typ, data unsafe.Pointer }
-
-// sameHandler reports whether a and b hold the same value: the same type
-// and the same pointer, which for a value that is not a pointer points to
-// one immutable copy of it. (== on the interfaces would panic for a
-// HandlerFunc, whose type is not comparable.)
-func sameHandler(a, b http.Handler) bool {
-	return *(*handlerWords)(unsafe.Pointer(&a)) == *(*handlerWords)(unsafe.Pointer(&b))
-}
-
-// handlerSlot picks h's slot in middlewareShared.wrapped by its value's
-// address.
-func handlerSlot(h http.Handler) int {
-	p := uintptr((*handlerWords)(unsafe.Pointer(&h)).data)
-	return int((p>>4 ^ p>>10) & (wrappedSlots - 1))
-}
-
-const wrappedSlots = 64 // a power of two: routes of one router, mostly
 
 // Handle registers handler on mux for pattern behind a Middleware made of
 // opts. The handler then sees the pattern as r.Pattern, so the mux routes
@@ -121,9 +97,8 @@ type middlewareShared struct {
 	// The allocations refused requests leave, for the next requests.
 	states   web.Spares[requestState]
 	requests web.Spares[http.Request]
-	// The middleware of recently wrapped handlers, in slots picked by
-	// the handler's address, each kept by the first that lands in it.
-	wrapped [wrappedSlots]atomic.Pointer[middleware]
+	// The middleware of recently wrapped handlers.
+	wrapped web.Wrapped[*middleware]
 }
 
 // middleware is one handler a Middleware wraps.
