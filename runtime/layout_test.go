@@ -51,3 +51,24 @@ func TestAResourceIsOneLineToACall(t *testing.T) {
 }
 
 var kept [8]*Resource
+
+func TestAResourceAndItsNodesAreOneAllocation(t *testing.T) {
+	// With the size class's 8-byte header, a slot of 640 bytes.
+	assert.Equal(t, uintptr(640), unsafe.Sizeof(resourceMemory{})+8)
+	for i := range 8 {
+		r := newResource(fmt.Sprintf("layout-one-allocation-%d", i))
+		n := r.newDefaultNode()
+		start := uintptr(unsafe.Pointer(r))
+		within := func(p unsafe.Pointer, size uintptr) bool {
+			return uintptr(p) >= start && uintptr(p)+size <= start+unsafe.Sizeof(resourceMemory{})-resourceLead
+		}
+		assert.True(t, within(unsafe.Pointer(n), unsafe.Sizeof(*n)), "the first DefaultNode")
+		assert.True(t, within(unsafe.Pointer(n.Node), unsafe.Sizeof(*n.Node)), "its statistics")
+		assert.True(t, within(unsafe.Pointer(r.cluster), unsafe.Sizeof(*r.cluster)), "the ClusterNode")
+		assert.True(t, within(unsafe.Pointer(r.clusterStat), unsafe.Sizeof(*r.clusterStat)), "its statistics")
+		// The ClusterNode's statistics' last word, the window's pointer,
+		// starts a line, the window after it, as NewNode places them.
+		second := uintptr(unsafe.Pointer(r.clusterStat)) + unsafe.Sizeof(*r.clusterStat) - 8
+		assert.Zero(t, second%64, "the ClusterNode's window pointer starts a line")
+	}
+}

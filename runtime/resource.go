@@ -209,15 +209,42 @@ func resourceNamed(name string, declared bool) *Resource {
 	return overflowResource
 }
 
+// resourceMemory is a resource and what its calls read of its nodes, in
+// one allocation: the Resource (192 bytes, its first line what every call
+// reads), its ClusterNode's node with window and ring, its first
+// DefaultNode and that node's statistics, and the ClusterNode. An object
+// of more than 512 bytes that holds pointers follows an 8-byte header in
+// its slot; with the header, the 632 bytes fill a slot of the 640-byte
+// size class, whose slots start on a cache line, and the lead puts the
+// Resource at the next line.
+type resourceMemory struct {
+	_       [resourceLead]byte
+	r       Resource
+	_       [(64 - unsafe.Sizeof(Resource{})%64) % 64]byte
+	cluster stat.NodeMemory
+	first   firstNode
+	cn      ClusterNode
+	_       [(64 - unsafe.Sizeof(ClusterNode{})%64) % 64]byte
+}
+
+// resourceLead is the bytes before the Resource in its resourceMemory:
+// a line less the size class's header.
+const resourceLead = 64 - 8
+
+// firstNode is a resource's first DefaultNode and its statistics, 128
+// bytes: what a call reads of the statistics (their last 24 bytes) and the
+// node's pointer to them are one cache line.
+type firstNode struct {
+	s stat.Node
+	d DefaultNode
+	_ [(64 - (unsafe.Sizeof(stat.Node{})+unsafe.Sizeof(DefaultNode{}))%64) % 64]byte
+}
+
 func newResource(name string) *Resource {
-	// Padded to a multiple of 64 bytes (192), a size class whose objects
-	// start on a cache line, so that what every call reads (the first 56
-	// bytes) is one line.
-	r := &new(struct {
-		r Resource
-		_ [(64 - unsafe.Sizeof(Resource{})%64) % 64]byte
-	}).r
-	r.name, r.cluster = name, newClusterNode(name)
+	m := new(resourceMemory)
+	r := &m.r
+	initClusterNode(&m.cn, &m.cluster, name)
+	r.name, r.cluster = name, &m.cn
 	r.clusterStat = r.cluster.Node
 	r.bound.Store(unbound)
 	r.setSpec(&ResourceSpec{Name: name})
@@ -427,11 +454,8 @@ func (r *Resource) newDefaultNode() *DefaultNode {
 		// multiple of 64 bytes (128), a size class whose objects start on
 		// a cache line: what a call reads of the statistics (their last
 		// 24 bytes) and the node's pointer to them are one cache line.
-		both := &struct {
-			s stat.Node
-			d DefaultNode
-			_ [(64 - (unsafe.Sizeof(stat.Node{})+unsafe.Sizeof(DefaultNode{}))%64) % 64]byte
-		}{}
+		// Every Resource is in a resourceMemory (newResource).
+		both := &(*resourceMemory)(unsafe.Add(unsafe.Pointer(r), -resourceLead)).first
 		both.s.ShareWith(r.cluster.Node)
 		both.d.Node, both.d.resource = &both.s, r
 		r.sharing = &both.d
