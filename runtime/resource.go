@@ -210,26 +210,25 @@ func resourceNamed(name string, declared bool) *Resource {
 }
 
 // resourceMemory is a resource and what its calls read of its nodes, in
-// one allocation: the Resource (192 bytes, its first line what every call
-// reads), its ClusterNode's node with window and ring, its first
-// DefaultNode and that node's statistics, and the ClusterNode. An object
-// of more than 512 bytes that holds pointers follows an 8-byte header in
-// its slot; with the header, the 632 bytes fill a slot of the 640-byte
-// size class, whose slots start on a cache line, and the lead puts the
-// Resource at the next line.
+// one allocation: the Resource, its ClusterNode's statistics with window
+// and ring, its first DefaultNode with its statistics, and the
+// ClusterNode. An object of more than 512 bytes that holds pointers
+// follows an 8-byte header in its slot: with it, the 560 bytes fill a slot
+// of the 576-byte size class, whose slots start on a cache line. What
+// every call reads of the Resource, its first 56 bytes, is then the rest
+// of the slot's first line, and the padding puts the statistics on lines
+// of their own, as NewNode places them.
 type resourceMemory struct {
-	_       [resourceLead]byte
 	r       Resource
-	_       [(64 - unsafe.Sizeof(Resource{})%64) % 64]byte
+	_       [resourcePad]byte
 	cluster stat.NodeMemory
 	first   firstNode
 	cn      ClusterNode
-	_       [(64 - unsafe.Sizeof(ClusterNode{})%64) % 64]byte
 }
 
-// resourceLead is the bytes before the Resource in its resourceMemory:
-// a line less the size class's header.
-const resourceLead = 64 - 8
+// resourcePad ends the Resource, which follows the slot's 8-byte header, on
+// a line.
+const resourcePad = (64 - (8+unsafe.Sizeof(Resource{}))%64) % 64
 
 // firstNode is a resource's first DefaultNode and its statistics, 128
 // bytes: what a call reads of the statistics (their last 24 bytes) and the
@@ -454,8 +453,8 @@ func (r *Resource) newDefaultNode() *DefaultNode {
 		// multiple of 64 bytes (128), a size class whose objects start on
 		// a cache line: what a call reads of the statistics (their last
 		// 24 bytes) and the node's pointer to them are one cache line.
-		// Every Resource is in a resourceMemory (newResource).
-		both := &(*resourceMemory)(unsafe.Add(unsafe.Pointer(r), -resourceLead)).first
+		// Every Resource starts its resourceMemory (newResource).
+		both := &(*resourceMemory)(unsafe.Pointer(r)).first
 		both.s.ShareWith(r.cluster.Node)
 		both.d.Node, both.d.resource = &both.s, r
 		r.sharing = &both.d
