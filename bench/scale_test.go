@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	goruntime "runtime"
 	"testing"
 
@@ -20,6 +21,10 @@ import (
 // (B/resource), from 1,000 resources on, in their first run:
 //
 //	go test ./bench -run x -bench Scale -benchmem -count 8 | benchstat -col /resources -
+//
+// The resources cases share their resources (1+100+1,000+3,000+6,000 of
+// them): one process keeps at most 2 x MaxResources declared resources, and
+// a case past that would measure the overflow resource instead.
 
 // flowAndBreaker loads, for each resource, an admitting QPS rule and a
 // closed breaker, plus extra admitting QPS rules per resource.
@@ -45,18 +50,25 @@ func flowAndBreaker(b *testing.B, resources []string, extraRules int) {
 	})
 }
 
-func BenchmarkScaleResources(b *testing.B) { scaleResources(b, "bench-scale", entryExit) }
+func BenchmarkScaleResources(b *testing.B) { scaleResources(b, entryExit, false) }
 
 // BenchmarkScaleResourcesEnter is the same, with calls opened by
 // Resource.Enter (no allocation).
-func BenchmarkScaleResourcesEnter(b *testing.B) { scaleResources(b, "bench-scale-enter", enterExit) }
+func BenchmarkScaleResourcesEnter(b *testing.B) { scaleResources(b, enterExit, false) }
 
-func scaleResources(b *testing.B, prefix string, call func(*testing.B, *runtime.Resource, context.Context) bool) {
-	for _, n := range []int{1, 100, 1000, 6000} {
+// BenchmarkScaleResourcesShuffled is BenchmarkScaleResourcesEnter with the
+// resources called in a fixed random order, each once a round. In the
+// order they were made, as the other cases call them, each kind of object
+// a call reads is read at ascending addresses, which the processor's
+// prefetchers stream in; traffic seldom comes in that order.
+func BenchmarkScaleResourcesShuffled(b *testing.B) { scaleResources(b, enterExit, true) }
+
+func scaleResources(b *testing.B, call func(*testing.B, *runtime.Resource, context.Context) bool, shuffle bool) {
+	for _, n := range []int{1, 100, 1000, 3000, 6000} {
 		b.Run(fmt.Sprintf("resources=%d", n), func(b *testing.B) {
 			names := make([]string, n)
 			for i := range names {
-				names[i] = fmt.Sprintf("%s-%d-%d", prefix, n, i)
+				names[i] = fmt.Sprintf("bench-scale-%d-%d", n, i)
 			}
 			// Measured on the first run only: later ones (-count) find
 			// the resources made.
@@ -72,6 +84,12 @@ func scaleResources(b *testing.B, prefix string, call func(*testing.B, *runtime.
 				call(b, r, ctx)
 			}
 			held := liveHeap() - before
+			if res[n-1].Name() != names[n-1] {
+				b.Fatalf("resource %s counted on %s", names[n-1], res[n-1].Name())
+			}
+			if shuffle {
+				rand.New(rand.NewPCG(1, 2)).Shuffle(n, func(i, j int) { res[i], res[j] = res[j], res[i] })
+			}
 			b.ReportAllocs()
 			stop := webtest.CPUTimer(b)
 			i := 0

@@ -46,8 +46,33 @@ func TestAResourceIsOneLineToACall(t *testing.T) {
 	assert.LessOrEqual(t, unsafe.Offsetof(r.kinds)+4, uintptr(64))
 	for i := range kept {
 		kept[i] = newResource(fmt.Sprintf("layout-resource-%d", i)) // on the heap, as resources are
-		assert.Zero(t, uintptr(unsafe.Pointer(kept[i]))%64)
+		first := uintptr(unsafe.Pointer(kept[i]))
+		assert.Equal(t, first/64, (first+unsafe.Offsetof(r.kinds)+3)/64)
 	}
 }
 
 var kept [8]*Resource
+
+func TestAResourceAndItsNodesAreOneAllocation(t *testing.T) {
+	// Over 512 bytes, so its slot starts with an 8-byte header; with it,
+	// a slot of the 576-byte size class.
+	size := unsafe.Sizeof(resourceMemory{})
+	assert.Greater(t, size, uintptr(512))
+	assert.LessOrEqual(t, size+8, uintptr(576))
+	for i := range 8 {
+		r := newResource(fmt.Sprintf("layout-one-allocation-%d", i))
+		n := r.newDefaultNode()
+		start := uintptr(unsafe.Pointer(r))
+		within := func(p unsafe.Pointer, size uintptr) bool {
+			return uintptr(p) >= start && uintptr(p)+size <= start+unsafe.Sizeof(resourceMemory{})
+		}
+		assert.True(t, within(unsafe.Pointer(n), unsafe.Sizeof(*n)), "the first DefaultNode")
+		assert.True(t, within(unsafe.Pointer(n.Node), unsafe.Sizeof(*n.Node)), "its statistics")
+		assert.True(t, within(unsafe.Pointer(r.cluster), unsafe.Sizeof(*r.cluster)), "the ClusterNode")
+		assert.True(t, within(unsafe.Pointer(r.clusterStat), unsafe.Sizeof(*r.clusterStat)), "its statistics")
+		// The ClusterNode's statistics' last word, the window's pointer,
+		// starts a line, the window after it, as NewNode places them.
+		second := uintptr(unsafe.Pointer(r.clusterStat)) + unsafe.Sizeof(*r.clusterStat) - 8
+		assert.Zero(t, second%64, "the ClusterNode's window pointer starts a line")
+	}
+}

@@ -45,9 +45,11 @@ var originBudget = &capmap.Budget{
 	Bytes:   MaxOrigins * (capmap.EntryOverhead + 64),
 }
 
-func newClusterNode(name string) *ClusterNode {
-	return &ClusterNode{
-		Node: stat.NewNode(true),
+// initClusterNode makes n, which is zero, the ClusterNode of the resource
+// named name, counting on the node in m.
+func initClusterNode(n *ClusterNode, m *stat.NodeMemory, name string) {
+	*n = ClusterNode{
+		Node: m.Init(true),
 		name: name,
 		origins: capmap.New[string, *stat.Node](capmap.Limits{
 			Entries:  MaxOriginsPerResource,

@@ -209,15 +209,41 @@ func resourceNamed(name string, declared bool) *Resource {
 	return overflowResource
 }
 
+// resourceMemory is a resource and what its calls read of its nodes, in
+// one allocation: the Resource, its ClusterNode's statistics with window
+// and ring, its first DefaultNode with its statistics, and the
+// ClusterNode. An object of more than 512 bytes that holds pointers
+// follows an 8-byte header in its slot: with it, the 560 bytes fill a slot
+// of the 576-byte size class, whose slots start on a cache line. What
+// every call reads of the Resource, its first 56 bytes, is then the rest
+// of the slot's first line, and the padding puts the statistics on lines
+// of their own, as NewNode places them.
+type resourceMemory struct {
+	r       Resource
+	_       [resourcePad]byte
+	cluster stat.NodeMemory
+	first   firstNode
+	cn      ClusterNode
+}
+
+// resourcePad ends the Resource, which follows the slot's 8-byte header, on
+// a line.
+const resourcePad = (64 - (8+unsafe.Sizeof(Resource{}))%64) % 64
+
+// firstNode is a resource's first DefaultNode and its statistics, 128
+// bytes: what a call reads of the statistics (their last 24 bytes) and the
+// node's pointer to them are one cache line.
+type firstNode struct {
+	s stat.Node
+	d DefaultNode
+	_ [(64 - (unsafe.Sizeof(stat.Node{})+unsafe.Sizeof(DefaultNode{}))%64) % 64]byte
+}
+
 func newResource(name string) *Resource {
-	// Padded to a multiple of 64 bytes (192), a size class whose objects
-	// start on a cache line, so that what every call reads (the first 56
-	// bytes) is one line.
-	r := &new(struct {
-		r Resource
-		_ [(64 - unsafe.Sizeof(Resource{})%64) % 64]byte
-	}).r
-	r.name, r.cluster = name, newClusterNode(name)
+	m := new(resourceMemory)
+	r := &m.r
+	initClusterNode(&m.cn, &m.cluster, name)
+	r.name, r.cluster = name, &m.cn
 	r.clusterStat = r.cluster.Node
 	r.bound.Store(unbound)
 	r.setSpec(&ResourceSpec{Name: name})
@@ -427,11 +453,8 @@ func (r *Resource) newDefaultNode() *DefaultNode {
 		// multiple of 64 bytes (128), a size class whose objects start on
 		// a cache line: what a call reads of the statistics (their last
 		// 24 bytes) and the node's pointer to them are one cache line.
-		both := &struct {
-			s stat.Node
-			d DefaultNode
-			_ [(64 - (unsafe.Sizeof(stat.Node{})+unsafe.Sizeof(DefaultNode{}))%64) % 64]byte
-		}{}
+		// Every Resource starts its resourceMemory (newResource).
+		both := &(*resourceMemory)(unsafe.Pointer(r)).first
 		both.s.ShareWith(r.cluster.Node)
 		both.d.Node, both.d.resource = &both.s, r
 		r.sharing = &both.d

@@ -76,20 +76,25 @@ const nodeLead = 64 - unsafe.Offsetof(Node{}.second)
 // keeps a minute of per-second counts (see History); the
 // runtime keeps history on each resource's ClusterNode and the inbound
 // node, which is what metrics and the dashboard read.
-func NewNode(history bool) *Node {
-	// The node, its window and its ring in one allocation of 192 bytes,
-	// which objects of that size class start at multiples of: a call
-	// reads the node's second, the ring and the window's pointer to it
-	// from the second cache line.
-	a := &struct {
-		_     [nodeLead]byte
-		n     Node
-		slots [secondSlots]atomic.Pointer[bucket]
-		w     Window
-		_     [192 - nodeLead - unsafe.Sizeof(Node{}) - secondSlots*8 - unsafe.Sizeof(Window{})]byte
-	}{}
-	n, w := &a.n, &a.w
-	w.initSecond(a.slots[:])
+func NewNode(history bool) *Node { return new(NodeMemory).Init(history) }
+
+// NodeMemory is the memory of a node as NewNode allocates it, 192 bytes,
+// for a caller that allocates it within its own object, at an offset that
+// is a multiple of 64 bytes from a line's start: the node, its window and
+// its ring, placed so that a call reads the node's second, the ring and
+// the window's pointer to it from the second cache line.
+type NodeMemory struct {
+	_     [nodeLead]byte
+	n     Node
+	slots [secondSlots]atomic.Pointer[bucket]
+	w     Window
+	_     [192 - nodeLead - unsafe.Sizeof(Node{}) - secondSlots*8 - unsafe.Sizeof(Window{})]byte
+}
+
+// Init makes m's node, as NewNode does, and returns it. m must be zero.
+func (m *NodeMemory) Init(history bool) *Node {
+	n, w := &m.n, &m.w
+	w.initSecond(m.slots[:])
 	n.threads = newThreads()
 	if history {
 		n.minute = newWindow(MinuteSampleCount, MinuteIntervalMs, MinuteSampleCount, 1)
