@@ -62,7 +62,12 @@ func (g *Engine[R]) Target(r R, method, pattern, path string) (*runtime.Resource
 	var base string
 	switch {
 	case pattern != "":
-		rt = g.routes.get(pattern)
+		if rt = g.routes.recent[recentSlot(pattern)].Load(); rt == nil || !rt.keeps(pattern) {
+			rt = g.routes.get(pattern)
+		}
+		if res := rt.plain.Load(); res != nil && g.Cleaner == nil && !g.MethodPrefix {
+			return res, "" // rt.resource's common case, without its call
+		}
 		base = rt.name
 	case g.UnmatchedPath:
 		base = path
@@ -154,8 +159,12 @@ func (g *Engine[R]) EnterShared(ctx context.Context, res *runtime.Resource) (*ru
 // first uses resolves it more than once, to the same context).
 func webContext() *runtime.SharedContext {
 	if sc := sharedWebContext.Load(); sc != nil {
-		return sc
+		return sc // inlined: every shared-context request asks
 	}
+	return newWebContext()
+}
+
+func newWebContext() *runtime.SharedContext {
 	sc := runtime.NewSharedContext(ContextName, "")
 	sharedWebContext.Store(sc)
 	return sc
@@ -202,13 +211,30 @@ func NeedsArgs(res *runtime.Resource, name string) bool {
 // *StatusError for a status ErrorStatus holds for, or nil, also whenever
 // the caller-abort rule says the request's end was its caller's.
 func (g *Engine[R]) Outcome(ctx context.Context, code int, p any) error {
+	if p == nil && !g.IsErrorStatus(code) {
+		return nil
+	}
+	return g.Failure(ctx, code, p)
+}
+
+// IsErrorStatus reports whether code, a response status (0 when
+// unknown), is an error by ErrorStatus.
+func (g *Engine[R]) IsErrorStatus(code int) bool {
+	return code != 0 && g.ErrorStatus != nil && g.ErrorStatus(code)
+}
+
+// Failure is Outcome for a request that panicked with p (not nil) or
+// ended with a status code IsErrorStatus holds for: a middleware that
+// tests those itself calls the engine only for them, most requests
+// ending well.
+func (g *Engine[R]) Failure(ctx context.Context, code int, p any) error {
 	if p != nil {
 		if callerAborted(ctx, p) {
 			return nil
 		}
 		return &PanicError{Value: p}
 	}
-	if code == 0 || g.ErrorStatus == nil || !g.ErrorStatus(code) || ContextEnded(ctx) {
+	if ContextEnded(ctx) {
 		return nil
 	}
 	return StatusErrorOf(code)

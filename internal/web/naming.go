@@ -141,6 +141,14 @@ func recentSlot(pattern string) int {
 	return int((p>>3 ^ p>>9) & (recentSlots - 1))
 }
 
+// keeps reports whether pattern is the route's own pattern string, its
+// bytes and not only its text: what a router hands out for each request
+// of a route, so that the route in the pattern's recent slot is found
+// with no call (Engine.Target).
+func (rt *route) keeps(pattern string) bool {
+	return unsafe.StringData(rt.pattern) == unsafe.StringData(pattern) && len(rt.pattern) == len(pattern)
+}
+
 func (c *routeCache) get(pattern string) *route {
 	slot := &c.recent[recentSlot(pattern)]
 	cached := slot.Load()

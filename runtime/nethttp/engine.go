@@ -95,8 +95,10 @@ func (g *Engine) Exit(req *http.Request, e *runtime.SentinelEntry, status int, p
 	if e == nil {
 		return
 	}
-	if err := g.engine.Outcome(req.Context(), status, p); err != nil {
-		e.SetError(err)
+	if p != nil || g.engine.IsErrorStatus(status) {
+		if err := g.engine.Failure(req.Context(), status, p); err != nil {
+			e.SetError(err)
+		}
 	}
 	e.Exit()
 }

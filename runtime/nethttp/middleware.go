@@ -175,8 +175,10 @@ func (m *middleware) serve(w http.ResponseWriter, r *http.Request, e *runtime.Se
 	m.next.ServeHTTP(w, r)
 	done = true
 	if sw != nil {
-		if err := m.engine.Outcome(r.Context(), sw.status(), nil); err != nil {
-			e.SetError(err)
+		if status := sw.status(); m.engine.IsErrorStatus(status) {
+			if err := m.engine.Failure(r.Context(), status, nil); err != nil {
+				e.SetError(err)
+			}
 		}
 	}
 }
