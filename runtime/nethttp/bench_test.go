@@ -176,3 +176,54 @@ func BenchmarkAllocateEntryAndRequest(b *testing.B) {
 	}
 	stop()
 }
+
+// The cost of an admitted request through an Engine, without a router,
+// against its floor: what the adapters built on Engine add to a
+// framework, less the framework's own handler chain.
+var requestSink *http.Request
+
+// BenchmarkEngine is one request through Engine.Enter and Exit.
+func BenchmarkEngine(b *testing.B) {
+	g := nethttp.NewEngine()
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest("GET", "/bench/engine/1", nil)
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		req, e, ok := g.Enter(w, r, "/bench/engine/{id}")
+		if !ok {
+			b.Fatal("refused")
+		}
+		requestSink = req
+		g.Exit(req, e, http.StatusOK, nil)
+	}
+	stop()
+}
+
+// BenchmarkEngineFloor is what BenchmarkEngine cannot do without: the
+// entry and the request copy in one allocation, the entry entered in the
+// shared web context and exited, the copy made with the entry's context.
+// Nothing is looked up; the resource and the context are at hand.
+func BenchmarkEngineFloor(b *testing.B) {
+	type entryAndRequest struct {
+		req http.Request
+		e   runtime.SentinelEntry
+	}
+	res := runtime.Declare(runtime.ResourceSpec{Name: "/bench/engine-floor/{id}", Traffic: runtime.Inbound, Type: runtime.Web})
+	sc := runtime.NewSharedContext(web.ContextName, "")
+	opts := []runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
+	r := httptest.NewRequest("GET", "/bench/engine-floor/1", nil)
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		a := new(entryAndRequest)
+		e, blocked := res.EntryInSharedContextAt(&a.e, r.Context(), sc, opts...)
+		if blocked != nil {
+			b.Fatal(blocked)
+		}
+		a.req = *r.WithContext(e.Context())
+		requestSink = &a.req
+		e.Exit()
+	}
+	stop()
+}
