@@ -177,6 +177,29 @@ func BenchmarkAllocateEntryAndRequest(b *testing.B) {
 	stop()
 }
 
+// BenchmarkAllocateEntryAndCopyRequest is BenchmarkAllocateEntryAndRequest
+// with the request copied in, carrying a context, as an adapter's
+// admitted request copies it: the floor with its memory written.
+func BenchmarkAllocateEntryAndCopyRequest(b *testing.B) {
+	r := httptest.NewRequest("GET", "/bench/copy/1", nil)
+	ctx := r.Context()
+	b.ReportAllocs()
+	stop := webtest.CPUTimer(b)
+	for b.Loop() {
+		a := new(entryAndRequest)
+		a.req = *r.WithContext(ctx)
+		requestSink = &a.req
+	}
+	stop()
+}
+
+// entryAndRequest is the layout of web.EntryAnd[http.Request], for the
+// floors that write its fields.
+type entryAndRequest struct {
+	req http.Request
+	e   runtime.SentinelEntry
+}
+
 // The cost of an admitted request through an Engine, without a router,
 // against its floor: what the adapters built on Engine add to a
 // framework, less the framework's own handler chain.
@@ -205,10 +228,6 @@ func BenchmarkEngine(b *testing.B) {
 // shared web context and exited, the copy made with the entry's context.
 // Nothing is looked up; the resource and the context are at hand.
 func BenchmarkEngineFloor(b *testing.B) {
-	type entryAndRequest struct {
-		req http.Request
-		e   runtime.SentinelEntry
-	}
 	res := runtime.Declare(runtime.ResourceSpec{Name: "/bench/engine-floor/{id}", Traffic: runtime.Inbound, Type: runtime.Web})
 	sc := runtime.NewSharedContext(web.ContextName, "")
 	opts := []runtime.EntryOption{runtime.WithTrafficType(runtime.Inbound), runtime.WithResourceType(runtime.Web)}
