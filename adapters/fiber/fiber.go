@@ -120,13 +120,11 @@ func Middleware(opts ...Option) fiber.Handler {
 
 func exit(engine *web.Engine[*fiber.Ctx], e *runtime.SentinelEntry, code int, p any) {
 	// A response whose status is not an error, the common case, has
-	// nothing to record: Outcome would say so.
-	if p == nil && (code == 0 || engine.ErrorStatus == nil || !engine.ErrorStatus(code)) {
-		e.Exit()
-		return
-	}
-	if err := engine.Outcome(e.Context(), code, p); err != nil {
-		e.SetError(err)
+	// nothing to record.
+	if p != nil || engine.IsErrorStatus(code) {
+		if err := engine.Failure(e.Context(), code, p); err != nil {
+			e.SetError(err)
+		}
 	}
 	e.Exit()
 }
