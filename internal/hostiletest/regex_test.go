@@ -148,13 +148,15 @@ func classDocument(count int, class string) []flow.Rule {
 	return rules
 }
 
-// loadCost is the least time and the bytes allocated of three loads of
-// rules.
+// loadCost is the least time and the bytes allocated of five loads of
+// rules. The least of five is what the load costs when the machine lets it
+// run; the bounds below are 20x, where the defect they guard against cost
+// 68x, so that a test beside other jobs on two cores does not fail on them.
 func loadCost(t *testing.T, rules []flow.Rule) (time.Duration, uint64) {
 	t.Helper()
 	best := time.Duration(math.MaxInt64)
 	var bytes uint64
-	for range 3 {
+	for range 5 {
 		var before, after goruntime.MemStats
 		goruntime.ReadMemStats(&before)
 		start := time.Now()
@@ -179,7 +181,7 @@ func TestRegexClassesCostAboutWhatPlainRunesCost(t *testing.T) {
 			classTime, classBytes := loadCost(t, classDocument(count, class))
 			t.Logf("%d rules of %s: %v, %d MB; with a plain rune: %v, %d MB", count, class, classTime, classBytes>>20, plainTime, plainBytes>>20)
 			assert.Less(t, classBytes, 10*plainBytes+1<<20, "%d rules of %s: bytes allocated", count, class)
-			assert.Less(t, classTime, 10*plainTime+50*time.Millisecond, "%d rules of %s: time", count, class)
+			assert.Less(t, classTime, 20*plainTime+100*time.Millisecond, "%d rules of %s: time", count, class)
 		}
 	}
 }
@@ -280,5 +282,5 @@ func TestManyOverlappingClassesCostAboutWhatPlainRunesCost(t *testing.T) {
 	classTime, classBytes := loadCost(t, nestedClassDocument(60, false))
 	t.Logf("60 rules of 190 nested classes: %v, %d MB; with plain runes: %v, %d MB", classTime, classBytes>>20, plainTime, plainBytes>>20)
 	assert.Less(t, classBytes, 10*plainBytes+1<<20, "bytes allocated")
-	assert.Less(t, classTime, 10*plainTime+50*time.Millisecond, "time")
+	assert.Less(t, classTime, 20*plainTime+100*time.Millisecond, "time")
 }
