@@ -2,6 +2,7 @@ package sentinelgrpc_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 
@@ -35,7 +36,11 @@ func TestServerMethodsAreClassifiedInboundRPC(t *testing.T) {
 	t.Cleanup(func() {
 		require.NoError(t, conn.Close())
 		srv.Stop()
-		require.NoError(t, <-served)
+		// A server stopped before its goroutine reached Serve (a test that
+		// never called it, on a loaded machine) returns ErrServerStopped.
+		if err := <-served; !errors.Is(err, grpc.ErrServerStopped) {
+			require.NoError(t, err)
+		}
 	})
 	client := healthpb.NewHealthClient(conn)
 
