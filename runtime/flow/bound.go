@@ -130,7 +130,7 @@ func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
 	s := &resState{coldFactor: cf}
 	switch br.kind {
 	case kindGate:
-		s.gates = &gates{grade: rule.Grade}
+		s.gates = &gates{grade: rule.Grade, limit: cr.limit}
 		if br.app != appOther {
 			var seed *stat.Node
 			if cn := r.ClusterNode(); cn != nil {
@@ -140,7 +140,7 @@ func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
 					seed = cn.OriginNode(br.origin)
 				}
 			}
-			s.gates.single = newGate(rule.Grade, seed, runtime.NowMillis())
+			s.gates.single = newGate(rule.Grade, seed, runtime.NowMillis(), cr.limit)
 		}
 	case kindWarmUp:
 		s.warm = newWarmUp(rule.Count, rule.WarmUpPeriodSec, cf)
