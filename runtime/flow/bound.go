@@ -130,7 +130,7 @@ func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
 	s := &resState{coldFactor: cf}
 	switch br.kind {
 	case kindGate:
-		s.gates = &gates{grade: rule.Grade, limit: cr.limit}
+		s.gates = &gates{grade: rule.Grade}
 		if br.app != appOther {
 			var seed *stat.Node
 			if cn := r.ClusterNode(); cn != nil {
@@ -257,7 +257,7 @@ func (br *boundRule) release(c *runtime.Call, acquire int64, refused bool) {
 
 func (br *boundRule) gate(c *runtime.Call, now int64) *gate {
 	if br.app == appOther {
-		return br.state.gates.forOrigin(c.OriginNode(), now)
+		return br.state.gates.forOrigin(c.OriginNode(), now, br.limit)
 	}
 	return br.single
 }

@@ -84,18 +84,17 @@ func (g *gate) releaseThreads() { g.threads.Add(-1) }
 // waved through.
 type gates struct {
 	grade    Grade
-	limit    int64 // the rule's admission limit, each gate's window's Limit
 	single   *gate
 	byOrigin sync.Map // *stat.Node -> *gate
 }
 
 // forOrigin returns the gate of an origin's node, creating it, seeded from
 // the node, on the origin's first call.
-func (gs *gates) forOrigin(node *stat.Node, now int64) *gate {
+func (gs *gates) forOrigin(node *stat.Node, now, limit int64) *gate {
 	if g, ok := gs.byOrigin.Load(node); ok {
 		return g.(*gate)
 	}
-	g, _ := gs.byOrigin.LoadOrStore(node, newGate(gs.grade, node, now, gs.limit))
+	g, _ := gs.byOrigin.LoadOrStore(node, newGate(gs.grade, node, now, limit))
 	return g.(*gate)
 }
 
