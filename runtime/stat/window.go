@@ -141,8 +141,9 @@ func (w *Window) slot(i int) *atomic.Pointer[bucket] {
 }
 
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
-// intervalMs must be a positive multiple of sampleCount. Its counters are
-// not striped, so TryAdd is exact.
+// intervalMs must be a positive multiple of sampleCount, sampleCount at
+// most 65,535 and a bucket at most 2^31-1 ms. Its counters are not
+// striped, so TryAdd is exact.
 func NewWindow(sampleCount int, intervalMs int64) *Window {
 	return newWindow(sampleCount, intervalMs, sampleCount, 1)
 }
