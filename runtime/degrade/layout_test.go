@@ -63,3 +63,24 @@ func TestWindowPastMinRequestsPerStripe(t *testing.T) {
 	assert.False(t, check, "a new interval starts below minRequests")
 	assert.Zero(t, total)
 }
+
+// A resource's one breaker, enforcing and never dry-run, is its own
+// checker: a call reads the breaker's first line and no checker's.
+func TestAOneBreakerResourceChecksOnOneLine(t *testing.T) {
+	rule := func(dry bool) *Rule {
+		return &Rule{Resource: "layout", Grade: ErrorCount, Count: 1, TimeWindow: 1, StatIntervalMs: 1000, DryRun: dry}
+	}
+	b := newBreaker(rule(false), "layout")
+	s, ok := newChecker([]*breaker{b}).(*soloChecker)
+	assert.True(t, ok)
+	assert.Same(t, b, (*breaker)(s))
+
+	_, ok = newChecker([]*breaker{b, newBreaker(rule(false), "layout")}).(*checker)
+	assert.True(t, ok, "two breakers")
+	_, ok = newChecker([]*breaker{newBreaker(rule(true), "layout")}).(*checker)
+	assert.True(t, ok, "a dry-run breaker")
+	b.setRule(rule(true))
+	b.setRule(rule(false))
+	_, ok = newChecker([]*breaker{b}).(*checker)
+	assert.True(t, ok, "a breaker that was dry-run: its exits ask what it refused")
+}

@@ -55,6 +55,9 @@ func newChecker(bs []*breaker) runtime.Checker {
 	if len(bs) == 0 {
 		return nil
 	}
+	if b := bs[0]; len(bs) == 1 && !b.rule.Load().DryRun && !b.wasDry.Load() {
+		return (*soloChecker)(b)
+	}
 	k := &checker{}
 	k.breakers = append(k.inline[:0], bs...)
 	for i, b := range bs {

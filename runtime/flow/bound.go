@@ -140,7 +140,7 @@ func newState(cr *compiled, br *boundRule, r *runtime.Resource) *resState {
 					seed = cn.OriginNode(br.origin)
 				}
 			}
-			s.gates.single = newGate(rule.Grade, seed, runtime.NowMillis())
+			s.gates.single = newGate(rule.Grade, seed, runtime.NowMillis(), cr.limit)
 		}
 	case kindWarmUp:
 		s.warm = newWarmUp(rule.Count, rule.WarmUpPeriodSec, cf)
@@ -257,7 +257,7 @@ func (br *boundRule) release(c *runtime.Call, acquire int64, refused bool) {
 
 func (br *boundRule) gate(c *runtime.Call, now int64) *gate {
 	if br.app == appOther {
-		return br.state.gates.forOrigin(c.OriginNode(), now)
+		return br.state.gates.forOrigin(c.OriginNode(), now, br.limit)
 	}
 	return br.single
 }

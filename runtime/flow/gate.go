@@ -20,14 +20,17 @@ type gate struct {
 	threads atomic.Int64 // thread grade: calls, not tokens
 }
 
-func newGate(grade Grade, seed *stat.Node, now int64) *gate {
-	g := &gate{}
+// newGate returns a gate of grade for a rule whose admission limit is
+// limit. A QPS gate lives in a gateBlock, its window's line first.
+func newGate(grade Grade, seed *stat.Node, now, limit int64) *gate {
 	if grade != GradeQPS {
-		return g
+		return &gate{}
 	}
+	gb := new(gateBlock)
+	g := &gb.gate
 	// Occupiable: prioritized calls may reserve passes in the windows to
 	// come (occupy.go).
-	g.passes = stat.NewOccupiableWindow(stat.SecondSampleCount, stat.SecondIntervalMs)
+	g.passes = gb.mem.Init(limit)
 	// A new gate starts from what the node already admitted in the
 	// window, so loading or changing a rule mid-window does not grant a
 	// fresh count on top of the passes just made.
@@ -87,11 +90,11 @@ type gates struct {
 
 // forOrigin returns the gate of an origin's node, creating it, seeded from
 // the node, on the origin's first call.
-func (gs *gates) forOrigin(node *stat.Node, now int64) *gate {
+func (gs *gates) forOrigin(node *stat.Node, now, limit int64) *gate {
 	if g, ok := gs.byOrigin.Load(node); ok {
 		return g.(*gate)
 	}
-	g, _ := gs.byOrigin.LoadOrStore(node, newGate(gs.grade, node, now))
+	g, _ := gs.byOrigin.LoadOrStore(node, newGate(gs.grade, node, now, limit))
 	return g.(*gate)
 }
 

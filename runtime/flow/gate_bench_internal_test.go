@@ -8,7 +8,7 @@ import (
 
 // The flow slot's own share of an admitted call: one gate check.
 func BenchmarkGateTryPass(b *testing.B) {
-	g := newGate(GradeQPS, nil, 0)
+	g := newGate(GradeQPS, nil, 0, 0)
 	now := int64(1_764_000_000_000)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -19,7 +19,7 @@ func BenchmarkGateTryPass(b *testing.B) {
 }
 
 func BenchmarkGateTryPassParallel(b *testing.B) {
-	g := newGate(GradeQPS, nil, 0)
+	g := newGate(GradeQPS, nil, 0, 0)
 	now := int64(1_764_000_000_000)
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -33,7 +33,7 @@ func BenchmarkGateTryPassParallel(b *testing.B) {
 }
 
 func BenchmarkGateThreads(b *testing.B) {
-	g := newGate(GradeThread, nil, 0)
+	g := newGate(GradeThread, nil, 0, 0)
 	b.ReportAllocs()
 	for b.Loop() {
 		if !g.tryThreads(0, 1, 1<<62) {

@@ -53,6 +53,9 @@ func (slot) Bind(r *runtime.Resource) runtime.Checker {
 	if len(ck.rules) == 0 {
 		return nil
 	}
+	if s := solo(ck); s != nil {
+		return s
+	}
 	return ck
 }
 

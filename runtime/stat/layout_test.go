@@ -45,8 +45,8 @@ func TestThreadsEachALine(t *testing.T) {
 }
 
 // A flow gate's window and its ring are 128 bytes, and what TryAdd reads
-// of them (the ring, and the window's fields up to reservedUntil) is the
-// first line.
+// of them (the ring, and the window's fields up to reservedUntil) and the
+// gate's limit are the first line.
 func TestAnOccupiableWindowIsOneLineToTryAdd(t *testing.T) {
 	for range 8 {
 		w := NewOccupiableWindow(SecondSampleCount, SecondIntervalMs)
@@ -55,9 +55,28 @@ func TestAnOccupiableWindowIsOneLineToTryAdd(t *testing.T) {
 		for _, p := range []unsafe.Pointer{
 			unsafe.Pointer(&w.buckets()[len(w.buckets())-1]), unsafe.Pointer(&w.ring),
 			unsafe.Pointer(&w.nslots), unsafe.Pointer(&w.sampleCount), unsafe.Pointer(&w.lenMs),
-			unsafe.Add(unsafe.Pointer(&w.reservedUntil), 7),
+			unsafe.Add(unsafe.Pointer(&w.reservedUntil), 7), unsafe.Add(unsafe.Pointer(&w.limit), 7),
 		} {
 			assert.Equal(t, l, line(p))
 		}
 	}
+}
+
+// GateMemory is the ring and the window's hot fields, the limit last, in
+// its first 64 bytes: a caller that starts a line with it reads one line
+// per check.
+func TestGateMemoryHotFieldsAreItsFirstLine(t *testing.T) {
+	var m GateMemory
+	assert.Equal(t, uintptr(64), unsafe.Offsetof(m.w)+unsafe.Offsetof(m.w.limit)+8)
+	assert.Equal(t, uintptr(88), unsafe.Sizeof(m), "the rest of a 128-byte object is its owner's")
+	w := m.Init(7)
+	assert.EqualValues(t, 7, w.Limit())
+	assert.Same(t, w, m.Window())
+}
+
+// Window shapes past the small fields are refused, not truncated.
+func TestWindowShapeBounds(t *testing.T) {
+	assert.Panics(t, func() { NewWindow(1<<16, 1<<16) })
+	assert.Panics(t, func() { NewWindow(1, 1<<31) })
+	assert.NotPanics(t, func() { NewWindow(1, 1<<31-1) })
 }

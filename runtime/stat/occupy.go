@@ -16,21 +16,44 @@ import (
 // also keeps room for sampleCount future buckets, so that Reserve can count
 // passes in the windows to come.
 func NewOccupiableWindow(sampleCount int, intervalMs int64) *Window {
-	if sampleCount == SecondSampleCount {
-		// A flow rule's gate, on every call: the ring and the window in
-		// one allocation of 128 bytes, a size class whose objects start
-		// on a cache line. What TryAdd reads, the ring and the window's
-		// first 32 bytes, is its first line.
+	if sampleCount == SecondSampleCount && intervalMs == SecondIntervalMs {
+		// The ring and the window in one allocation of 128 bytes, a size
+		// class whose objects start on a cache line.
 		a := &struct {
-			slots [2 * SecondSampleCount]atomic.Pointer[bucket]
-			w     Window
-			_     [128 - unsafe.Sizeof(Window{}) - 2*SecondSampleCount*8]byte
+			m GateMemory
+			_ [128 - unsafe.Sizeof(GateMemory{})]byte
 		}{}
-		a.w.init(sampleCount, intervalMs, a.slots[:], 1)
-		return &a.w
+		return a.m.Init(0)
 	}
 	return newWindow(sampleCount, intervalMs, 2*sampleCount, 1)
 }
+
+// GateMemory is the memory of a flow gate's window, an occupiable second
+// window (2 x 500 ms) and its ring, for a caller that allocates it within
+// its own object at a line's start: what a gate's check reads, the ring,
+// the window's first 32 bytes and the gate's limit among them, is then
+// that first line.
+type GateMemory struct {
+	slots [2 * SecondSampleCount]atomic.Pointer[bucket]
+	w     Window
+}
+
+// Init makes m's window, as NewOccupiableWindow(SecondSampleCount,
+// SecondIntervalMs) does, with limit as its Limit, and returns it. m must
+// be zero.
+func (m *GateMemory) Init(limit int64) *Window {
+	m.w.init(SecondSampleCount, SecondIntervalMs, m.slots[:], 1)
+	m.w.limit = limit
+	return &m.w
+}
+
+// Window is m's window, once Init made it.
+func (m *GateMemory) Window() *Window { return &m.w }
+
+// Limit is the limit the window was made with (GateMemory.Init): what a
+// gate passes to TryAdd, read from the line TryAdd reads. It is 0 for
+// other windows.
+func (w *Window) Limit() int64 { return w.limit }
 
 // Reserve counts n events of kind ev in the future bucket that holds time
 // at (Java's addWaitingRequest). at must be later than now's bucket and at
@@ -76,10 +99,10 @@ func (w *Window) BucketSum(at int64, ev Event) int64 {
 // reserved future buckets included, totals at most limit of ev.
 func (w *Window) Fits(at int64, ev Event, limit int64) bool {
 	_, start := w.pos(at)
-	k := int64(w.sampleCount)
-	for first := start - (k-1)*w.lenMs; first <= start; first += w.lenMs {
+	k, lenMs := int64(w.sampleCount), int64(w.lenMs)
+	for first := start - (k-1)*lenMs; first <= start; first += lenMs {
 		var sum int64
-		for t := first; t < first+k*w.lenMs; t += w.lenMs {
+		for t := first; t < first+k*lenMs; t += lenMs {
 			sum += w.BucketSum(t, ev)
 		}
 		if sum > limit {

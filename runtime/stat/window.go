@@ -106,16 +106,19 @@ func (b *bucket) leastRT() int64 {
 // twice).
 type Window struct {
 	// What every call reads comes first: the ring, and what TryAdd reads
-	// too, in 32 bytes. A flow gate's window (NewOccupiableWindow) has its
-	// ring before them, a node's (NewNode) its second pointer and ring:
-	// each one cache line.
+	// too, in 32 bytes. A flow gate's window (GateMemory) has its ring
+	// before them, a node's (NewNode) its second pointer and ring: each
+	// one cache line.
 	ring        *atomic.Pointer[bucket] // nslots of them (buckets)
-	nslots      int32
-	sampleCount int32
-	lenMs       int64
+	nslots      uint16
+	sampleCount uint16
+	lenMs       int32
 	// reservedUntil is the start of the latest bucket Reserve counted in
 	// (occupy.go); 0 when nothing was ever reserved.
 	reservedUntil atomic.Int64
+	// limit is a gate's admission limit (GateMemory), kept on the line
+	// TryAdd reads so that a gate's check reads no other; 0 elsewhere.
+	limit int64
 
 	stripes    int
 	intervalMs int64
@@ -138,8 +141,9 @@ func (w *Window) slot(i int) *atomic.Pointer[bucket] {
 }
 
 // NewWindow returns a window of sampleCount buckets spanning intervalMs.
-// intervalMs must be a positive multiple of sampleCount. Its counters are
-// not striped, so TryAdd is exact.
+// intervalMs must be a positive multiple of sampleCount, sampleCount at
+// most 65,535 and a bucket at most 2^31-1 ms. Its counters are not
+// striped, so TryAdd is exact.
 func NewWindow(sampleCount int, intervalMs int64) *Window {
 	return newWindow(sampleCount, intervalMs, sampleCount, 1)
 }
@@ -155,14 +159,16 @@ func (w *Window) init(sampleCount int, intervalMs int64, slots []atomic.Pointer[
 	if sampleCount <= 0 || intervalMs <= 0 || intervalMs%int64(sampleCount) != 0 {
 		panic("stat: window interval must be a positive multiple of its sample count")
 	}
-	if len(slots) > math.MaxInt32 {
-		panic("stat: too many window slots")
+	// Rule windows are seconds or minutes of a few dozen buckets: the
+	// shape fits the small fields that keep TryAdd's reads on one line.
+	if len(slots) > math.MaxUint16 || intervalMs/int64(sampleCount) > math.MaxInt32 {
+		panic("stat: window too long or with too many slots")
 	}
-	w.lenMs = intervalMs / int64(sampleCount)
+	w.lenMs = int32(intervalMs / int64(sampleCount))
 	w.intervalMs = intervalMs
-	w.sampleCount = int32(sampleCount)
+	w.sampleCount = uint16(sampleCount)
 	w.stripes = stripes
-	w.ring, w.nslots = &slots[0], int32(len(slots))
+	w.ring, w.nslots = &slots[0], uint16(len(slots))
 }
 
 // newSecondWindow returns a node's second window, striped, with its ring
@@ -188,7 +194,7 @@ func (w *Window) SampleCount() int { return int(w.sampleCount) }
 func (w *Window) IntervalMs() int64 { return w.intervalMs }
 
 // BucketMs is the span of one bucket.
-func (w *Window) BucketMs() int64 { return w.lenMs }
+func (w *Window) BucketMs() int64 { return int64(w.lenMs) }
 
 // pos locates time now: the slot of its bucket and the bucket's start.
 func (w *Window) pos(now int64) (slot *atomic.Pointer[bucket], start int64) {
@@ -210,8 +216,9 @@ func (w *Window) locate(now int64) (idx int, start int64) {
 			return int(n % secondSlots), n * secLen
 		}
 	}
-	n := now / w.lenMs
-	return int(n % int64(w.nslots)), n * w.lenMs
+	lenMs := int64(w.lenMs)
+	n := now / lenMs
+	return int(n % int64(w.nslots)), n * lenMs
 }
 
 // position is a located instant: a slot index and its bucket's start.
@@ -422,7 +429,7 @@ func (w *Window) TryAdd(now int64, ev Event, n, limit int64) bool {
 			if j == 0 {
 				j = int(w.nslots)
 			}
-			j, t = j-1, t-w.lenMs
+			j, t = j-1, t-int64(w.lenMs)
 			if o := w.slot(j).Load(); o != nil && o.start == t {
 				others += o.stripe(0).counts[ev].Load()
 			}
@@ -527,7 +534,7 @@ func (w *Window) Max(now int64, ev Event) int64 {
 // Previous returns the count of ev in the bucket just before now's, or 0
 // when that bucket is not in the ring (Java's previousWindow).
 func (w *Window) Previous(now int64, ev Event) int64 {
-	slot, start := w.pos(now - w.lenMs)
+	slot, start := w.pos(now - int64(w.lenMs))
 	b := slot.Load()
 	if b == nil || b.start != start {
 		return 0
