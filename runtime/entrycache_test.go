@@ -1,4 +1,4 @@
-//go:build !race
+//go:build !race && (amd64 || arm64)
 
 package runtime
 

@@ -78,8 +78,11 @@ type Resource struct {
 	mu    sync.Mutex // serialises chain binding and node creation
 	nodes *capmap.Map[*EntranceNode, *DefaultNode]
 	// sharing is the resource's first DefaultNode, which counts on the
-	// ClusterNode (newDefaultNode); guarded by mu.
+	// ClusterNode (newDefaultNode); guarded by mu. first is its memory,
+	// in the resource's own allocation (resourceMemory), whose Node points
+	// to its statistics there, zero until then.
 	sharing *DefaultNode
+	first   *DefaultNode
 
 	blockHint blocklog.Hint // the block log's fast path for this resource
 	// blocks counts blocked calls by BlockType, for metrics: monotonic,
@@ -244,6 +247,7 @@ func newResource(name string) *Resource {
 	r := &m.r
 	initClusterNode(&m.cn, &m.cluster, name)
 	r.name, r.cluster = name, &m.cn
+	r.first, m.first.d.Node = &m.first.d, &m.first.s
 	r.clusterStat = r.cluster.Node
 	r.bound.Store(unbound)
 	r.setSpec(&ResourceSpec{Name: name})
@@ -449,16 +453,17 @@ func (r *Resource) newNode(sc *sentinelContext, parent *SentinelEntry, c *Call) 
 // in flight, and the ClusterNode sums theirs.
 func (r *Resource) newDefaultNode() *DefaultNode {
 	if r.sharing == nil {
-		// The node and its statistics in one allocation padded to a
-		// multiple of 64 bytes (128), a size class whose objects start on
-		// a cache line: what a call reads of the statistics (their last
-		// 24 bytes) and the node's pointer to them are one cache line.
-		// Every Resource starts its resourceMemory (newResource).
-		both := &(*resourceMemory)(unsafe.Pointer(r)).first
-		both.s.ShareWith(r.cluster.Node)
-		both.d.Node, both.d.resource = &both.s, r
-		r.sharing = &both.d
-		return r.sharing
+		// The node and its statistics are 128 bytes of the resource's
+		// own allocation, on lines of their own (firstNode): what a call
+		// reads of the statistics (their last 24 bytes) and the node's
+		// pointer to them are one cache line. A pointer, not an unsafe
+		// cast from r: a Resource made otherwise fails here at once
+		// instead of writing past its memory.
+		n := r.first
+		n.Node.ShareWith(r.cluster.Node)
+		n.resource = r
+		r.sharing = n
+		return n
 	}
 	n := &DefaultNode{Node: stat.NewNode(false), resource: r}
 	r.sharing.CountApart(n.Node)

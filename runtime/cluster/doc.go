@@ -125,9 +125,18 @@
 // per 1,000 admitted calls (heartbeats aside; 35 with the even batches
 // sized before); TestFleetHoldsItsLimitThroughASentinelFailover, the same
 // fleet through a Sentinel failover: 299-300 every second Redis counted,
-// 270-300 in the second the failover began in (over three runs). Turn leases on where the fleet's cluster-rule rate is high
-// enough for the round trip per call to matter (thousands of calls a
-// second, or a Redis shared by many services); leave them off where the
+// 270-300 in the second the failover began in (over three runs). A lease
+// is sized to the time left in its window when Redis answers, so a Redis
+// that does not answer for d ms at a window's turn (a loaded machine
+// leaving it unscheduled, a slow fsync) costs the fleet d ms of that
+// window's count, under it and never over:
+// TestFleetThroughAFailoverWithTheNewMasterStalledAtAWindowsTurn stops
+// the new master from 50 ms before a turn for 400 ms, and the fleet
+// admits 195-196 of 300 in that second (two runs, 2 shared cores).
+//
+// Turn leases on where the fleet's cluster-rule rate is high enough for
+// the round trip per call to matter (thousands of calls a second, or a
+// Redis shared by many services); leave them off where the
 // sliding window matters more than the cost: without leases the limit
 // holds in every window starting on a bucket boundary, with leases in
 // windows aligned on windowIntervalMs, so up to twice the count can pass

@@ -41,6 +41,41 @@ func straddling(reports []childReport, t0 time.Time, seconds int) []int {
 	return counts
 }
 
+// waited is, for each whole second since t0, the part of it a fleet with
+// leases could not admit in for waiting on Redis: a call with no tokens
+// waits for its process's lease request in flight, and the lease is sized
+// to the time left in its window when Redis answers, so a Redis, or a
+// process, that the machine did not run for d ms at a window's turn costs
+// that process d ms of its share of the window (under the count, never
+// over). Each process's longest wait in Entry within the second (of the
+// calls it admitted) is weighted by steady, what it admits in a second
+// without a fault.
+func waited(reports []childReport, steady []float64, t0 time.Time, seconds int) []float64 {
+	part := make([]float64, seconds)
+	var sum float64
+	for _, w := range steady {
+		sum += w
+	}
+	if sum == 0 {
+		return part
+	}
+	base := t0.UnixMilli()
+	for i, r := range reports {
+		longest := make([]int64, seconds)
+		for j, end := range r.Admitted {
+			s := int((end - base) / 1000)
+			if end < base || s >= seconds {
+				continue
+			}
+			longest[s] = max(longest[s], end-max(r.Started[j], base+int64(s)*1000))
+		}
+		for s, ms := range longest {
+			part[s] += steady[i] / sum * float64(min(ms, 1000)) / 1000
+		}
+	}
+	return part
+}
+
 // The fleet's figures through a Redis restart: three processes offered
 // 400, 200 and 40 calls a second share a global 300/s. Redis is killed
 // after three seconds counted in it and restarted on the same port three
@@ -55,10 +90,13 @@ func straddling(reports []childReport, t0 time.Time, seconds int) []int {
 // count), and never more than 1.25x while Redis is down. What it admits is
 // judged against what was offered: in each second every process offered
 // at least 90% of its rate, the fleet admits at least 90% of the count
-// (from the kill to the first second counted again, on average); a
-// second some process could not offer its rate (a starved machine) is
-// not judged, and the test is skipped, saying so, when no second could
-// be. A line beginning FIGURES gives the figures of docs/operating.md.
+// (from the kill to the first second counted again, on average), with
+// leases less the part of the second it waited on Redis (waited: a
+// loaded machine that runs Redis or a process late at a window's turn
+// costs the window that much); a second some process could not offer
+// its rate (a starved machine) is not judged, and the test is skipped,
+// saying so, when no second could be. A line beginning FIGURES gives the
+// figures of docs/operating.md.
 //
 // The same holds for one hot value of a global hot-parameter rule with
 // leases (without leases a value's fallback is an even share, which
@@ -73,7 +111,7 @@ func TestFleetHoldsItsLimitThroughARedisRestart(t *testing.T) {
 		{"hot value, leases", true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fleetThroughAFault(t, tc.leases, tc.param, false)
+			fleetThroughAFault(t, tc.leases, tc.param, false, 0)
 		})
 	}
 }
@@ -84,15 +122,25 @@ func TestFleetHoldsItsLimitThroughARedisRestart(t *testing.T) {
 // down may be lost with it: the count holds again from the second after
 // the Sentinel named the new master (and every instance's breaker was
 // closed), never above the count from then on, and at least 90% of it
-// where the demand was offered.
+// where the demand was offered, less what the fleet waited on Redis.
 func TestFleetHoldsItsLimitThroughASentinelFailover(t *testing.T) {
-	fleetThroughAFault(t, true, false, true)
+	fleetThroughAFault(t, true, false, true, 0)
+}
+
+// The same failover, and then the new master stopped (SIGSTOP) for 400 ms
+// across the next window's turn, as a loaded machine may leave it
+// unscheduled or a disk slow its fsync: the fleet's lease requests for
+// that window wait, and are granted its time left. The window loses what
+// the fleet waited (waited), no more, and never goes over the count.
+func TestFleetThroughAFailoverWithTheNewMasterStalledAtAWindowsTurn(t *testing.T) {
+	fleetThroughAFault(t, true, false, true, 400*time.Millisecond)
 }
 
 // fleetThroughAFault runs the fleet through a Redis restart (SIGKILL,
 // restarted three seconds later on the same port), or a Sentinel
-// failover.
-func fleetThroughAFault(t *testing.T, leases, param, failover bool) {
+// failover; stall stops the new master for that long from 50 ms before
+// the window's turn after the failover.
+func fleetThroughAFault(t *testing.T, leases, param, failover bool, stall time.Duration) {
 	const count = 300
 	killAt, restartAt, to := 3, 6, 9 // seconds since t0
 	var s *testserver.Redis
@@ -135,6 +183,12 @@ func fleetThroughAFault(t *testing.T, leases, param, failover bool) {
 	if failover {
 		rs.Failover(t)
 		restartAt = int(time.Since(t0) / time.Second) // the second the new master was named in
+		if stall > 0 {
+			time.Sleep(time.Until(t0.Add(time.Duration(restartAt+1)*time.Second - 50*time.Millisecond)))
+			rs.Replica.Pause()
+			time.Sleep(stall)
+			rs.Replica.Resume()
+		}
 	} else {
 		s.Kill()
 		time.Sleep(time.Until(t0.Add(time.Duration(restartAt) * time.Second)))
@@ -183,8 +237,28 @@ func fleetThroughAFault(t *testing.T, leases, param, failover bool) {
 		assert.LessOrEqual(t, perThousand, 20.0, "leases: at most 20 Redis commands per 1,000 admitted calls")
 	}
 
+	steady := make([]float64, len(reports))
+	for i, r := range reports {
+		for _, n := range perSecond([]childReport{r}, t0, killAt) {
+			steady[i] += float64(n) / float64(killAt)
+		}
+	}
+	wait := make([]float64, to)
+	if leases {
+		wait = waited(reports, steady, t0, to)
+	}
+	// floor is 90% of the count, less the part of second sec the fleet
+	// waited on Redis for leases.
+	floor := func(sec int) float64 { return 0.9 * count * (1 - wait[sec]) }
+	waits := make([]string, to)
+	for sec := range waits {
+		waits[sec] = fmt.Sprintf("%.2f", wait[sec])
+	}
+	t.Logf("part of each second the fleet waited on Redis for leases: %v", waits)
+
 	var judged, notJudged []string
 	var faultJudged []int
+	var faultFloor float64
 	for sec, n := range got {
 		// Redis counts the seconds before the fault and from the second
 		// after it; in the seconds between, the fallback's shares add up
@@ -208,17 +282,19 @@ func fleetThroughAFault(t *testing.T, leases, param, failover bool) {
 		}
 		judged = append(judged, fmt.Sprint(sec))
 		if sec < killAt || sec >= exactFrom {
-			assert.GreaterOrEqual(t, n, count*90/100, "second %d: at least 90%% of the count, all of the demand offered", sec)
+			assert.GreaterOrEqual(t, float64(n), floor(sec), "second %d: at least 90%% of the count, all of the demand offered, less the %.2f of it waited on Redis", sec, wait[sec])
 		} else {
 			faultJudged = append(faultJudged, n)
+			faultFloor += floor(sec)
 		}
 	}
 	// From the fault to the first second counted in Redis again, at least
-	// 90% of the count on average (calls of a check that failed before the
-	// breaker opened are refused, and grants a failed-over master made
-	// may be lost).
+	// 90% of the count on average, less what was waited on Redis (calls of
+	// a check that failed before the breaker opened are refused, and
+	// grants a failed-over master made may be lost).
 	if _, mean := ratios(faultJudged, count); len(faultJudged) > 0 {
-		assert.GreaterOrEqual(t, mean, 0.9, "seconds %d to %d: on average at least 90%% of the count, all of the demand offered: %v", killAt, exactFrom-1, faultJudged)
+		least := faultFloor / float64(len(faultJudged)) / count
+		assert.GreaterOrEqual(t, mean, least, "seconds %d to %d: on average at least 90%% of the count, all of the demand offered, less what was waited on Redis: %v", killAt, exactFrom-1, faultJudged)
 	}
 	faultEnd := restartAt // the outage's seconds; a failover's, up to the first counted again
 	if failover {
