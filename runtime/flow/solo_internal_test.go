@@ -3,7 +3,9 @@ package flow
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,6 +69,9 @@ func soloScenario(t *testing.T, clk *sleepClock, later *switchRefuser, name stri
 	rule := func(mod func(*Rule)) Rule {
 		r := base
 		r.Resource = name
+		if r.Regex {
+			r.Resource = "^" + regexp.QuoteMeta(name) + "$"
+		}
 		if mod != nil {
 			mod(&r)
 		}
@@ -74,7 +79,9 @@ func soloScenario(t *testing.T, clk *sleepClock, later *switchRefuser, name stri
 	}
 	load := func(rs ...Rule) { require.NoError(t, LoadRules(rs)) }
 	note := func(format string, args ...any) {
-		out = append(out, strings.ReplaceAll(fmt.Sprintf(format, args...), name, "R"))
+		line := fmt.Sprintf(format, args...)
+		line = strings.ReplaceAll(line, fmt.Sprintf("%q", "^"+regexp.QuoteMeta(name)+"$"), `"R"`)
+		out = append(out, strings.ReplaceAll(line, name, "R"))
 	}
 	blockText := func(b *runtime.BlockError) string {
 		if b == nil {
@@ -240,6 +247,7 @@ func TestSoloGateDecidesAsTheGeneralChecker(t *testing.T) {
 		{"count 1", Rule{Grade: GradeQPS, Count: 1}},
 		{"unknown behavior, as Reject", Rule{Grade: GradeQPS, Count: 3, ControlBehavior: 9}},
 		{"limitApp default spelt out", Rule{Grade: GradeQPS, Count: 2, LimitApp: LimitAppDefault}},
+		{"regex rule", Rule{Grade: GradeQPS, Count: 3, Regex: true}},
 	}
 	for i, tt := range rules {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,9 +255,13 @@ func TestSoloGateDecidesAsTheGeneralChecker(t *testing.T) {
 			generalName := fmt.Sprintf("flow.solo.%d.general", i)
 
 			probe := tt.rule
-			probe.Resource = fmt.Sprintf("flow.solo.%d.probe", i)
+			probeName := fmt.Sprintf("flow.solo.%d.probe", i)
+			probe.Resource = probeName
+			if probe.Regex {
+				probe.Resource = "^" + regexp.QuoteMeta(probeName) + "$"
+			}
 			require.NoError(t, LoadRules([]Rule{probe}))
-			_, isSolo := slot{}.Bind(runtime.Declare(runtime.ResourceSpec{Name: probe.Resource})).(*soloGate)
+			_, isSolo := slot{}.Bind(runtime.Declare(runtime.ResourceSpec{Name: probeName})).(*soloGate)
 			require.True(t, isSolo, "the rule takes the solo path")
 
 			solo := soloScenario(t, clk, later, soloName, tt.rule)
@@ -302,4 +314,60 @@ func TestSoloGateOnlyForOneDirectEnforcingQPSGate(t *testing.T) {
 			assert.Equal(t, tt.solo, isSolo, "%T", ck)
 		})
 	}
+}
+
+// Under concurrent calls, a later slot's refusals, and reloads that move
+// the resource between its solo gate and a general checker on the same
+// gate, the gate admits at most its count in the window, and every pass a
+// later slot refused is given back: the gate counts what the node counts.
+func TestSoloGateCountsStayExactAcrossReloads(t *testing.T) {
+	clk := clocktest.Install(t) // one window: the clock stands still
+	const name = "flow.solo.stress"
+	base := Rule{Resource: name, Grade: GradeQPS, Count: 60}
+	second := Rule{Resource: name, Grade: GradeQPS, Count: 1, LimitApp: "nobody-calls"}
+	require.NoError(t, LoadRules([]Rule{base}))
+	t.Cleanup(func() { _ = LoadRules(nil) })
+	runtime.RegisterSlot("flow-solo-stress-later", runtime.OrderFlow+1, &laterRefuser{})
+	t.Cleanup(func() { runtime.UnregisterSlot("flow-solo-stress-later") })
+
+	var stop atomic.Bool
+	var reloads sync.WaitGroup
+	reloads.Go(func() {
+		for i := 0; !stop.Load(); i++ {
+			if i%2 == 0 {
+				_ = LoadRules([]Rule{base, second})
+			} else {
+				_ = LoadRules([]Rule{base})
+			}
+		}
+	})
+	var admitted atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 300 {
+				if e, b := runtime.Entry(context.Background(), name); b == nil {
+					admitted.Add(1)
+					e.Exit()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	stop.Store(true)
+	reloads.Wait()
+
+	now := clk.Millis()
+	var gate *stat.Window
+	for _, cr := range current.Load().exact[name] {
+		if cr.rule.LimitApp == LimitAppDefault {
+			gate = cr.states.byResource[name].gates.single.passes
+		}
+	}
+	require.NotNil(t, gate)
+	node := runtime.LookupResource(name).ClusterNode()
+	assert.EqualValues(t, 60, gate.Sum(now, stat.Pass), "the count, no more")
+	assert.Equal(t, admitted.Load(), gate.Sum(now, stat.Pass), "every pass a later slot refused was given back")
+	assert.Equal(t, admitted.Load(), node.SecondWindow().Sum(now, stat.Pass))
+	assert.Zero(t, node.Threads())
 }
