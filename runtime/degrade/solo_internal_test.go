@@ -240,3 +240,60 @@ func TestSoloCheckerNotForDryRunOrTwoBreakers(t *testing.T) {
 	other.Count = 5
 	assert.IsType(t, (*checker)(nil), bind(other, base))
 }
+
+// Under concurrent failing calls, a later slot's refusals, and reloads
+// that move the resource between its solo breaker and a general checker
+// of the same breaker, no probe is lost: once the calls have exited, the
+// breaker is not left HALF_OPEN waiting for a probe, and the next good
+// call after the retry time closes it.
+func TestSoloCheckerLosesNoProbeAcrossReloads(t *testing.T) {
+	clk := clocktest.Install(t)
+	const name = "degrade.solo.stress"
+	base := Rule{Resource: name, Grade: ErrorCount, Count: 0, TimeWindow: 1, MinRequestAmount: 1, StatIntervalMs: 1000}
+	second := Rule{Resource: name, Grade: ErrorCount, Count: 1000, TimeWindow: 1, MinRequestAmount: 1, StatIntervalMs: 1000}
+	require.NoError(t, LoadRules([]Rule{base}))
+	t.Cleanup(func() { _ = LoadRules(nil) })
+	later := &laterSwitch{}
+	runtime.RegisterSlot("degrade-solo-stress-later", runtime.OrderDegrade+1, later)
+	t.Cleanup(func() { runtime.UnregisterSlot("degrade-solo-stress-later") })
+
+	var stop atomic.Bool
+	var bg sync.WaitGroup
+	bg.Go(func() {
+		for i := 0; !stop.Load(); i++ {
+			if i%2 == 0 {
+				_ = LoadRules([]Rule{base, second})
+			} else {
+				_ = LoadRules([]Rule{base})
+			}
+			later.on.Store(i%3 == 0)
+			clk.Advance(250 * time.Millisecond)
+		}
+	})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 300 {
+				if e, b := runtime.Entry(context.Background(), name); b == nil {
+					e.Exit(runtime.WithError(errSolo))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	stop.Store(true)
+	bg.Wait()
+	later.on.Store(false)
+	require.NoError(t, LoadRules([]Rule{base}))
+
+	clk.Advance(2 * time.Second)
+	e, b := runtime.Entry(context.Background(), name)
+	require.Nil(t, b, "after the retry time a probe is admitted")
+	e.Exit()
+	for _, info := range Breakers() {
+		if info.Resource == name {
+			assert.Equal(t, Closed, info.State)
+		}
+	}
+	assert.Zero(t, runtime.LookupResource(name).ClusterNode().Threads())
+}
