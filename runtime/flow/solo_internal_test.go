@@ -3,6 +3,7 @@ package flow
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"sync"
@@ -370,4 +371,108 @@ func TestSoloGateCountsStayExactAcrossReloads(t *testing.T) {
 	assert.Equal(t, admitted.Load(), gate.Sum(now, stat.Pass), "every pass a later slot refused was given back")
 	assert.Equal(t, admitted.Load(), node.SecondWindow().Sum(now, stat.Pass))
 	assert.Zero(t, node.Threads())
+}
+
+// randomScenario drives resource name with a random sequence of calls,
+// batches, prioritized calls, a later slot's refusals, clock steps, held
+// calls and reloads, drawn from seed, and returns what each call showed.
+func randomScenario(t *testing.T, clk *sleepClock, later *switchRefuser, name string, base Rule, seed uint64) []string {
+	t.Helper()
+	rnd := rand.New(rand.NewPCG(seed, 0))
+	ctxs := []context.Context{
+		context.Background(),
+		runtime.EnterContext(context.Background(), "solo-rnd-app1", "app1"),
+		runtime.EnterContext(context.Background(), "solo-rnd-app2", "app2"),
+	}
+	clk.Advance(time.Duration(1000-clk.Millis()%1000) * time.Millisecond)
+	t0 := clk.Millis()
+	base.Resource = name
+	sets := [][]Rule{{base}, {base}, {base}, {base}}
+	dry := base
+	dry.DryRun = true
+	sets[1] = []Rule{dry}
+	origin := base
+	origin.LimitApp, origin.Count = "app1", 1
+	sets[2] = []Rule{base, origin}
+	more := base
+	more.Count++
+	sets[3] = []Rule{more}
+	require.NoError(t, LoadRules(sets[0]))
+	var out []string
+	var held []*runtime.SentinelEntry
+	later.on.Store(false)
+	for i := range 400 {
+		switch op := rnd.IntN(20); {
+		case op < 3:
+			clk.Advance(time.Duration(rnd.IntN(700)) * time.Millisecond)
+		case op < 4:
+			later.on.Store(!later.on.Load())
+		case op < 5:
+			k := rnd.IntN(len(sets) + 2)
+			if k >= len(sets) {
+				k = 0 // the common rule, most often
+			}
+			require.NoError(t, LoadRules(sets[k]))
+			out = append(out, fmt.Sprintf("%d: load %d", i, k))
+		case op < 6 && len(held) > 0:
+			held[0].Exit()
+			held = held[1:]
+		default:
+			opts := []runtime.EntryOption{runtime.WithBatchCount(1 + rnd.IntN(2))}
+			if rnd.IntN(4) == 0 {
+				opts = append(opts, runtime.WithPrioritized())
+			}
+			clk.slept = nil
+			e, b := runtime.Entry(ctxs[rnd.IntN(len(ctxs))], name, opts...)
+			line := fmt.Sprintf("%d @%d: ", i, clk.Millis()-t0)
+			if b != nil {
+				r, _ := b.Rule().(*Rule)
+				if r != nil {
+					line += fmt.Sprintf("block %v %s %v %v", b.BlockType(), r.LimitApp, r.Count, r.DryRun)
+				} else {
+					line += fmt.Sprintf("block %v", b.BlockType())
+				}
+			} else {
+				line += "pass"
+			}
+			out = append(out, fmt.Sprintf("%s slept=%v", line, clk.slept))
+			if e != nil {
+				if len(held) < 3 && rnd.IntN(3) == 0 {
+					held = append(held, e)
+				} else {
+					e.Exit()
+				}
+			}
+		}
+	}
+	for _, e := range held {
+		e.Exit()
+	}
+	later.on.Store(false)
+	r := runtime.LookupResource(name)
+	w := r.ClusterNode().SecondWindow()
+	out = append(out, fmt.Sprintf("end: pass=%d block=%d threads=%d flowBlocks=%d dryBlocks=%d",
+		w.Sum(clk.Millis(), stat.Pass), w.Sum(clk.Millis(), stat.Block), r.ClusterNode().Threads(),
+		r.BlockCount(runtime.BlockFlow), r.DryRunBlockCount(runtime.BlockFlow)))
+	require.NoError(t, LoadRules(nil))
+	return out
+}
+
+// Random sequences decide the same with the solo gate as with the general
+// checker.
+func TestSoloGateDecidesAsTheGeneralCheckerAtRandom(t *testing.T) {
+	clk := &sleepClock{Clock: clocktest.New()}
+	t.Cleanup(runtime.SetClock(clk))
+	t.Cleanup(func() { _ = LoadRules(nil) })
+	later := &switchRefuser{}
+	runtime.RegisterSlot("flow-solo-rnd-later", runtime.OrderFlow+1, later)
+	t.Cleanup(func() { runtime.UnregisterSlot("flow-solo-rnd-later") })
+	for seed := range uint64(40) {
+		base := Rule{Grade: GradeQPS, Count: float64(1 + seed%5)}
+		solo := randomScenario(t, clk, later, fmt.Sprintf("flow.solo.rnd.%d.solo", seed), base, seed)
+		runtime.RegisterSlot("FlowSlot", runtime.OrderFlow, generalSlot{})
+		general := randomScenario(t, clk, later, fmt.Sprintf("flow.solo.rnd.%d.general", seed), base, seed)
+		runtime.RegisterSlot("FlowSlot", runtime.OrderFlow, slot{})
+		require.Equal(t, general, solo, "seed %d", seed)
+	}
 }
