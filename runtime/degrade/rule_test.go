@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -12,6 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// pastJavaInt is Java's Integer.MAX_VALUE + 1, a variable so that the
+// tests compile where int has 32 bits.
+var pastJavaInt int64 = math.MaxInt32 + 1
+
 // valid is a rule every case below starts from.
 func valid() degrade.Rule {
 	return degrade.Rule{Resource: "abc", Grade: degrade.SlowRequestRatio, Count: 10, TimeWindow: 5, SlowRatioThreshold: 1}
@@ -19,6 +24,12 @@ func valid() degrade.Rule {
 
 // Java's DegradeRuleManagerTest.testIsValidRule, and the checks added here.
 func TestValidateRules(t *testing.T) {
+	// Where int has 32 bits (GOARCH=386), Java's MAX_VALUE + 1 wraps to
+	// MinInt32: refused as well, for its sign.
+	beyondInt := "beyond Java's int range"
+	if strconv.IntSize == 32 {
+		beyondInt = "must be > 0"
+	}
 	tests := []struct {
 		name   string
 		rule   func(r *degrade.Rule)
@@ -41,7 +52,7 @@ func TestValidateRules(t *testing.T) {
 		{"NaN count", func(r *degrade.Rule) { r.Count = math.NaN() }, "count", "NaN is not a finite number"},
 		{"infinite count", func(r *degrade.Rule) { r.Count = math.Inf(1) }, "count", "+Inf is not a finite number"},
 		{"NaN slow ratio threshold", func(r *degrade.Rule) { r.SlowRatioThreshold = math.NaN() }, "slowRatioThreshold", "NaN"},
-		{"timeWindow beyond int", func(r *degrade.Rule) { r.TimeWindow = math.MaxInt32 + 1 }, "timeWindow", "beyond Java's int range"},
+		{"timeWindow beyond int", func(r *degrade.Rule) { r.TimeWindow = int(pastJavaInt) }, "timeWindow", beyondInt},
 		{"bad regex", func(r *degrade.Rule) { r.Resource, r.Regex = "a(", true }, "resource", "not a valid regular expression"},
 		{"regex", func(r *degrade.Rule) { r.Resource, r.Regex = "a.*", true }, "", ""},
 		{"default rule", func(r *degrade.Rule) { r.Resource = "*" }, "", ""},

@@ -1,3 +1,7 @@
+//go:build amd64 || arm64
+
+// The figures here are those of 64-bit machines with 64-byte cache lines.
+
 package flow
 
 import (

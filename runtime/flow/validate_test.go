@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/sentinelgen/sentinelgen/runtime"
@@ -11,6 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// pastJavaInt is Java's Integer.MAX_VALUE + 1, a variable so that the
+// tests compile where int has 32 bits.
+var pastJavaInt int64 = math.MaxInt32 + 1
 
 func TestValidateRefusesWithIndexFieldAndReason(t *testing.T) {
 	cluster := func(cc flow.ClusterConfig) *flow.ClusterConfig { return &cc }
@@ -31,7 +36,6 @@ func TestValidateRefusesWithIndexFieldAndReason(t *testing.T) {
 		{"relate without refResource", flow.Rule{Resource: "a", Grade: flow.GradeQPS, Strategy: flow.Relate}, "refResource", "is blank; strategy 1 (Relate)"},
 		{"warm up with a negative period", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ControlBehavior: flow.WarmUp, WarmUpPeriodSec: -1}, "warmUpPeriodSec", "-1 must be > 0"},
 		{"throttling with a negative queue", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ControlBehavior: flow.Throttling, MaxQueueingTimeMs: -5}, "maxQueueingTimeMs", "-5 must be > 0"},
-		{"a period past Java's int", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ControlBehavior: flow.WarmUp, WarmUpPeriodSec: 1 << 31}, "warmUpPeriodSec", "does not fit Java's int"},
 		{"bad regex", flow.Rule{Resource: "a(", Regex: true, Grade: flow.GradeQPS}, "resource", "is not a valid regular expression"},
 		{"regex with warm up", flow.Rule{Resource: "a.*", Regex: true, Grade: flow.GradeQPS, ControlBehavior: flow.WarmUp}, "controlBehavior", "on a regex rule"},
 		{"regex in cluster mode", flow.Rule{Resource: "a.*", Regex: true, Grade: flow.GradeQPS, ClusterMode: true, ClusterConfig: cluster(flow.ClusterConfig{FlowID: 1})}, "clusterMode", "regex rule"},
@@ -41,6 +45,17 @@ func TestValidateRefusesWithIndexFieldAndReason(t *testing.T) {
 		{"cluster borrow strategy", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ClusterMode: true, ClusterConfig: cluster(flow.ClusterConfig{FlowID: 1, Strategy: 1})}, "clusterConfig.strategy", "1 is not 0"},
 		{"cluster thread rule timeout", flow.Rule{Resource: "a", ClusterMode: true, ClusterConfig: cluster(flow.ClusterConfig{FlowID: 1, ResourceTimeout: -1})}, "clusterConfig.resourceTimeout", "-1 must be > 0"},
 		{"cluster threshold type", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ClusterMode: true, ClusterConfig: cluster(flow.ClusterConfig{FlowID: 1, ThresholdType: 4})}, "clusterConfig.thresholdType", "4 is not one of"},
+	}
+	// An int past Java's exists where int has 64 bits; on 32-bit platforms
+	// (GOARCH=386) the period cannot be written, nor decoded from JSON.
+	if strconv.IntSize == 64 {
+		past := int(pastJavaInt)
+		tests = append(tests, struct {
+			name   string
+			rule   flow.Rule
+			field  string
+			reason string
+		}{"a period past Java's int", flow.Rule{Resource: "a", Grade: flow.GradeQPS, ControlBehavior: flow.WarmUp, WarmUpPeriodSec: past}, "warmUpPeriodSec", "does not fit Java's int"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

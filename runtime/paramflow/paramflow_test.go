@@ -164,7 +164,8 @@ func TestItemClassTypesMatchGoValues(t *testing.T) {
 		arg                     any
 		matches                 bool
 	}{
-		{"long matches int", "9000000000", "long", 9000000000, true},
+		{"long matches int", "2000000000", "long", 2000000000, true},
+		{"long matches int64", "9000000000", "long", int64(9000000000), true},
 		{"java.lang.Long matches uint64", "42", "java.lang.Long", uint64(42), true},
 		{"short matches int16", "-3", "short", int16(-3), true},
 		{"byte matches uint8? no: -1 is not 255", "-1", "byte", uint8(255), false},

@@ -14,7 +14,8 @@ import (
 
 // NewOccupiableWindow returns an unstriped window, like NewWindow, that
 // also keeps room for sampleCount future buckets, so that Reserve can count
-// passes in the windows to come.
+// passes in the windows to come. Its ring holds 2*sampleCount buckets, so
+// sampleCount is at most 32,767.
 func NewOccupiableWindow(sampleCount int, intervalMs int64) *Window {
 	if sampleCount == SecondSampleCount && intervalMs == SecondIntervalMs {
 		// The ring and the window in one allocation of 128 bytes, a size

@@ -343,3 +343,30 @@ func TestBucketCellsEachStartALine(t *testing.T) {
 		assert.EqualValues(t, 64, unsafe.Sizeof(cell{}), "a cell is one line")
 	}
 }
+
+// Window shapes past the small fields are refused, not truncated, on every
+// platform; the largest ones count as any other. An occupiable window keeps
+// twice its buckets, so its bound is half NewWindow's.
+func TestWindowShapeBounds(t *testing.T) {
+	const refused = "stat: window too long or with too many slots"
+	assert.PanicsWithValue(t, refused, func() { NewWindow(1<<16, 1<<16) })
+	assert.PanicsWithValue(t, refused, func() { NewWindow(1, 1<<31) })
+	assert.PanicsWithValue(t, refused, func() { NewOccupiableWindow(1<<15, 1<<15) })
+	assert.PanicsWithValue(t, refused, func() { NewOccupiableWindow(1, 1<<31) })
+
+	longest := NewWindow(1, 1<<31-1)
+	longest.Add(t0, Pass, 2)
+	assert.EqualValues(t, 2, longest.Sum(t0+1<<30, Pass))
+	assert.EqualValues(t, 1<<31-1, longest.BucketMs())
+
+	widest := NewWindow(1<<16-1, 1<<16-1)
+	widest.Add(t0, Pass, 3)
+	widest.Add(t0+1<<16-2, Pass, 4)
+	assert.EqualValues(t, 7, widest.Sum(t0+1<<16-2, Pass))
+	assert.EqualValues(t, 4, widest.Sum(t0+1<<16-1, Pass), "the first bucket left the window")
+	assert.Equal(t, 1<<16-1, widest.SampleCount())
+
+	occupiable := NewOccupiableWindow(1<<15-1, 1<<15-1)
+	occupiable.Reserve(t0+10, Pass, 1)
+	assert.EqualValues(t, 1, occupiable.Waiting(t0, Pass))
+}
