@@ -194,12 +194,23 @@ func TestRefusedHeartbeatIsAFailure(t *testing.T) {
 // A dashboard that never answers delays nothing: Close returns at once.
 func TestHeartbeatsNeverBlockClose(t *testing.T) {
 	hang := make(chan struct{})
-	dash := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	hanging := make(chan struct{}, 1)
+	dash := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case hanging <- struct{}{}:
+		default:
+		}
+		<-hang
+	}))
 	defer dash.Close()
 	defer close(hang)
 	srv, err := transport.Start(t.Context(), transport.Config{App: "hang", Addr: "127.0.0.1:0", Dashboard: dash.URL})
 	require.NoError(t, err)
-	time.Sleep(20 * time.Millisecond) // let the first heartbeat hang
+	select {
+	case <-hanging: // the first heartbeat hangs
+	case <-time.After(10 * time.Second):
+		t.Fatal("no heartbeat reached the dashboard")
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Close() }()
 	select {
