@@ -160,7 +160,9 @@ func TestHeartbeatOutageIsLoggedOncePerOutage(t *testing.T) {
 	lb := logtest.Capture(t)
 	r := newRegistry(t)
 	r.fail.Store(true)
-	start(t, transport.Config{Dashboard: r.hostPort(), HeartbeatInterval: 5 * time.Millisecond})
+	// A heartbeat gives up when the next is due: at 5 ms apart, one that
+	// timed out on a loaded machine once success was back was a new outage.
+	start(t, transport.Config{Dashboard: r.hostPort(), HeartbeatInterval: 100 * time.Millisecond})
 	require.Eventually(t, func() bool { return r.calls.Load() >= 5 }, 10*time.Second, time.Millisecond)
 	assert.Equal(t, 1, lb.Count("dashboard heartbeat failed"), "one line for the whole outage")
 
@@ -187,7 +189,10 @@ func TestRefusedHeartbeatIsAFailure(t *testing.T) {
 		_, _ = w.Write([]byte(`{"success":false,"code":-1,"msg":"invalid ip: x"}`))
 	}))
 	defer dash.Close()
-	start(t, transport.Config{Dashboard: dash.URL, HeartbeatInterval: 5 * time.Millisecond})
+	// The first heartbeat goes at once and gives up when the next is due:
+	// a minute, where 5 ms timed out on a loaded machine, and the outage
+	// was logged with that error instead.
+	start(t, transport.Config{Dashboard: dash.URL, HeartbeatInterval: time.Minute})
 	require.Eventually(t, func() bool { return lb.Count("invalid ip: x") == 1 }, 10*time.Second, time.Millisecond)
 }
 
