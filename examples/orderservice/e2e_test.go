@@ -42,7 +42,18 @@ func startTestApp(t *testing.T) *testApp {
 	})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, a.Close()) })
-	return &testApp{app: a, t: t, clock: c, rules: dir, client: &http.Client{Timeout: 5 * time.Second}}
+	return &testApp{app: a, t: t, clock: c, rules: dir, client: testClient(t)}
+}
+
+// testClient is an HTTP client with a transport of its own, whose idle
+// connections it closes when the test ends, before the app closes (call it
+// after start): concurrent requests can leave a connection dialed and never
+// used, and the server's Shutdown gives such a connection 5 s to send a
+// request, as long as the app's Close waits.
+func testClient(t *testing.T) *http.Client {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Transport: tr, Timeout: 5 * time.Second}
 }
 
 // nextSecond moves the runtime's clock to the start of a second whose

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +41,7 @@ func startGRPCTestApp(t *testing.T) *grpcTestApp {
 	conn, err := grpc.NewClient("passthrough:///"+a.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, conn.Close()) })
-	return &grpcTestApp{testApp: &testApp{app: a, t: t, clock: c, rules: dir, client: &http.Client{Timeout: 5 * time.Second}}, client: orderspb.NewOrderServiceClient(conn)}
+	return &grpcTestApp{testApp: &testApp{app: a, t: t, clock: c, rules: dir, client: testClient(t)}, client: orderspb.NewOrderServiceClient(conn)}
 }
 
 // codesOf counts the status codes of n GetOrder calls.

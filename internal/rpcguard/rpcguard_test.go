@@ -3,6 +3,7 @@ package rpcguard
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,10 +14,15 @@ import (
 
 // Names share the slots of recent names: more names than slots, each
 // entered and looked up twice, all find their own resource.
+// recentRuns numbers the runs of TestRecentNamesFindTheirOwnResource
+// (-count): each names methods no earlier run called.
+var recentRuns atomic.Int64
+
 func TestRecentNamesFindTheirOwnResource(t *testing.T) {
+	run := recentRuns.Add(1)
 	names := make([]string, 3*recentSlots)
 	for i := range names {
-		names[i] = fmt.Sprintf("/rpcguard.Service/Method%d", i)
+		names[i] = fmt.Sprintf("/rpcguard.Service%d/Method%d", run, i)
 		assert.Nil(t, Resource(names[i]), "not called yet")
 	}
 	for range 2 {

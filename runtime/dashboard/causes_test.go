@@ -84,7 +84,7 @@ func runBlocking(t *testing.T, clk *clocktest.Clock, prefix string, seconds int)
 func TestResourcesSayWhyTheyBlock(t *testing.T) {
 	clk := clocktest.New()
 	defer runtime.SetClock(clk)()
-	run := runBlocking(t, clk, "dashboard.why", 3)
+	run := runBlocking(t, clk, fresh("dashboard.why"), 3)
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()
 
@@ -106,13 +106,13 @@ func TestResourcesSayWhyTheyBlock(t *testing.T) {
 	}{
 		{name: "a thread-count rule blocks the calls past its two in flight", resource: run.search,
 			blocks: map[string]int64{"flow": 9}, typ: "flow",
-			ruleText: []string{`flow rule {resource "dashboard.why.search"`, "grade Thread", "count 2"}},
+			ruleText: []string{`flow rule {resource "` + run.search + `"`, "grade Thread", "count 2"}},
 		{name: "an open breaker blocks every call", resource: run.payment,
 			blocks: map[string]int64{"degrade": 4}, typ: "degrade",
-			ruleText: []string{`degrade rule {resource "dashboard.why.payment", error count above 1`}},
+			ruleText: []string{`degrade rule {resource "` + run.payment + `", error count above 1`}},
 		{name: "a cluster rule checked locally blocks as a flow rule, marked cluster", resource: run.stock,
 			blocks: map[string]int64{"flow": 6}, typ: "flow", cluster: true,
-			ruleText: []string{`flow rule {resource "GET:http://dashboard.why.inventory:8080/v1/stock"`, "cluster mode"}},
+			ruleText: []string{`flow rule {resource "` + run.stock + `"`, "cluster mode"}},
 		{name: "a resource no rule names is only observed", resource: run.health, observed: true},
 	}
 	for _, tt := range tests {

@@ -46,7 +46,7 @@ func dryRunTraffic(t *testing.T, clk *clocktest.Clock, prefix string) (dry, enfo
 // breaker in the state it would be in, beside the enforcing rules.
 func TestSnapshotShowsDryRun(t *testing.T) {
 	clk := clocktest.Install(t)
-	dry, enforcing := dryRunTraffic(t, clk, "dashboard.dryrun")
+	dry, enforcing := dryRunTraffic(t, clk, fresh("dashboard.dryrun"))
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()
 
@@ -72,7 +72,7 @@ func TestSnapshotShowsDryRun(t *testing.T) {
 // The page marks would-be blocks and dry-run breakers.
 func TestPageShowsDryRunInABrowser(t *testing.T) {
 	clk := clocktest.Install(t)
-	dryRunTraffic(t, clk, "browser.dryrun")
+	dryRunTraffic(t, clk, fresh("browser.dryrun"))
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +20,24 @@ import (
 	"github.com/sentinelgen/sentinelgen/runtime/datasource"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
+)
+
+// fresh is name the first time it is asked for in the process, and
+// name-2, name-3, ... after: resources keep their blocks since the process
+// started, so a test that counts them names its own in each run (-count).
+func fresh(name string) string {
+	freshMu.Lock()
+	defer freshMu.Unlock()
+	freshRuns[name]++
+	if n := freshRuns[name]; n > 1 {
+		return fmt.Sprintf("%s-%d", name, n)
+	}
+	return name
+}
+
+var (
+	freshMu   sync.Mutex
+	freshRuns = map[string]int{}
 )
 
 // traffic sets up rules and drives calls for seconds seconds of the hand

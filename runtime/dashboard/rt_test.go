@@ -29,7 +29,7 @@ func fastCalls(t *testing.T, clk *clocktest.Clock, res string, n int, d time.Dur
 func TestAResourceWithAHistogramListsItsDistribution(t *testing.T) {
 	clk := clocktest.New()
 	defer runtime.SetClock(clk)()
-	res, plain := t.Name()+".hist", t.Name()+".plain"
+	res, plain := fresh(t.Name()+".hist"), fresh(t.Name()+".plain")
 	runtime.EnableRTHistogram(res)
 	fastCalls(t, clk, res, 98, 420*time.Microsecond)
 	fastCalls(t, clk, res, 2, 30*time.Millisecond)

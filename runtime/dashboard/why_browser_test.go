@@ -51,7 +51,7 @@ func cards(dom string) map[string]string {
 func TestPageSaysWhyEachResourceBlocks(t *testing.T) {
 	clk := clocktest.New()
 	defer runtime.SetClock(clk)()
-	run := runBlocking(t, clk, "orders", 50)
+	run := runBlocking(t, clk, fresh("orders"), 50)
 	srv := httptest.NewServer(dashboard.New())
 	defer srv.Close()
 
@@ -74,11 +74,11 @@ func TestPageSaysWhyEachResourceBlocks(t *testing.T) {
 		{name: "thread-count rule", resource: run.search, want: []string{
 			`data-protected="true"`, `protected: flow`,
 			`data-cause="flow"`, `<span data-blocks="flow">flow <b>150</b></span>`,
-			`<span class="rule" data-last-rule="flow">flow rule {resource "orders.search", limitApp "default", grade Thread, count 2`,
+			`<span class="rule" data-last-rule="flow">flow rule {resource "` + run.search + `", limitApp "default", grade Thread, count 2`,
 		}},
 		{name: "open breaker", resource: run.payment, want: []string{
 			`protected: degrade`, `data-cause="degrade"`, `<span data-blocks="degrade">degrade <b>98</b></span>`,
-			`<span class="rule" data-last-rule="degrade">degrade rule {resource "orders.payment", error count above 1`,
+			`<span class="rule" data-last-rule="degrade">degrade rule {resource "` + run.payment + `", error count above 1`,
 		}},
 		{name: "cluster rule", resource: run.stock, want: []string{
 			`data-cause="flow"`, `flow (cluster rule): `, `cluster mode}`,

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/sentinelgen/sentinelgen/internal/ctxtest"
 	"github.com/sentinelgen/sentinelgen/runtime"
 	"github.com/sentinelgen/sentinelgen/runtime/degrade"
 	"github.com/sentinelgen/sentinelgen/runtime/flow"
@@ -174,9 +175,16 @@ func TestUnaryClientDoesNotRecordThePassedDeadlineOfItsCaller(t *testing.T) {
 	e.svc.Block = make(chan struct{})
 	defer close(e.svc.Block)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
-	defer cancel()
-	_, err := e.unary(ctx, "slow", 0)
+	// The deadline passes while the server works on the call: a real
+	// 50 ms one could pass before the call left, on a loaded machine.
+	ctx, pass := ctxtest.Deadline()
+	defer pass()
+	done := make(chan error, 1)
+	go func() { _, err := e.unary(ctx, "slow", 0); done <- err }()
+	require.Eventually(t, func() bool { c, _ := rec.seen(testsvc.LookupResource); return len(c) == 1 },
+		10*time.Second, time.Millisecond, "the server is working on the call")
+	pass()
+	err := <-done
 	require.Equal(t, codes.DeadlineExceeded, status.Code(err))
 	_, exits := rec.seen(unaryCall)
 	require.Len(t, exits, 1)
@@ -196,23 +204,31 @@ func TestAnInheritedDeadlineDoesNotOpenTheUpstreamsBreaker(t *testing.T) {
 	rec := record(t)
 	upstream := dialProtected(t)
 	upstream.svc.Block = make(chan struct{})
-	front := serve(t, []grpc.ServerOption{grpc.ChainUnaryInterceptor(
+	ended := &rpcEnds{}
+	front := serve(t, []grpc.ServerOption{grpc.StatsHandler(ended), grpc.ChainUnaryInterceptor(
 		sentinelgrpc.UnaryServerInterceptor(),
 		func(ctx context.Context, req any, info *grpc.UnaryServerInfo, _ grpc.UnaryHandler) (any, error) {
 			_, err := upstream.unary(ctx, "forwarded", 0)
 			return &testgrpc.Empty{}, err
 		})})
 
-	for i := range 5 {
-		// The upstream never answers, so any deadline passes while its call
-		// is in flight; a long one leaves a loaded machine time to make the
-		// call before it does.
+	// The upstream never answers, so any deadline passes while its call is
+	// in flight. On a loaded machine it can pass before the front's handler
+	// ran: no upstream call then, and another is sent, until five were made.
+	for sent := int64(1); ; sent++ {
+		if checks, _ := rec.seen(unaryCall); len(checks) >= 5 {
+			break
+		}
+		require.LessOrEqual(t, sent, int64(100), "calls sent for five to reach the upstream")
 		ctx, cancel := context.WithTimeout(t.Context(), 250*time.Millisecond)
 		_, err := front.client.EmptyCall(ctx, &testgrpc.Empty{})
 		cancel()
-		require.Equal(t, codes.DeadlineExceeded, status.Code(err), "call %d", i)
+		require.Equal(t, codes.DeadlineExceeded, status.Code(err), "call %d", sent)
+		ended.wait(t, sent)
 	}
-	for _, c := range rec.waitExits(t, unaryCall, 5) {
+	checks, exits := rec.seen(unaryCall)
+	require.Len(t, exits, len(checks), "every upstream call exited")
+	for _, c := range exits {
 		assert.NoError(t, c.Err)
 	}
 	close(upstream.svc.Block)

@@ -2,6 +2,8 @@ package sentinelgrpc_test
 
 import (
 	"context"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -68,12 +70,15 @@ type contextStream struct {
 func (s *contextStream) Context() context.Context { return s.ctx }
 func (s *contextStream) SendMsg(m any) error      { s.sent = append(s.sent, m); return nil }
 
+var enterRuns atomic.Int64
+
 func TestServerCallsEnterTheSameWayBeforeAndAfterTheirResourceExists(t *testing.T) {
 	for i, sc := range serverCases {
 		t.Run(sc.name, func(t *testing.T) {
 			handClock(t)
 			rec := record(t)
-			method := "/alloc.Service/Enter" + string(rune('A'+i))
+			// A method of its own in each run of the test (-count).
+			method := fmt.Sprintf("/alloc.Service/Enter%c%d", 'A'+i, enterRuns.Add(1))
 			require.Nil(t, runtime.LookupResource(method))
 			var opts []sentinelgrpc.ServerOption
 			if sc.origin != "" {

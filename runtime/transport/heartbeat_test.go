@@ -160,7 +160,9 @@ func TestHeartbeatOutageIsLoggedOncePerOutage(t *testing.T) {
 	lb := logtest.Capture(t)
 	r := newRegistry(t)
 	r.fail.Store(true)
-	start(t, transport.Config{Dashboard: r.hostPort(), HeartbeatInterval: 5 * time.Millisecond})
+	// A heartbeat gives up when the next is due: at 5 ms apart, one that
+	// timed out on a loaded machine once success was back was a new outage.
+	start(t, transport.Config{Dashboard: r.hostPort(), HeartbeatInterval: 100 * time.Millisecond})
 	require.Eventually(t, func() bool { return r.calls.Load() >= 5 }, 10*time.Second, time.Millisecond)
 	assert.Equal(t, 1, lb.Count("dashboard heartbeat failed"), "one line for the whole outage")
 
@@ -187,19 +189,33 @@ func TestRefusedHeartbeatIsAFailure(t *testing.T) {
 		_, _ = w.Write([]byte(`{"success":false,"code":-1,"msg":"invalid ip: x"}`))
 	}))
 	defer dash.Close()
-	start(t, transport.Config{Dashboard: dash.URL, HeartbeatInterval: 5 * time.Millisecond})
+	// The first heartbeat goes at once and gives up when the next is due:
+	// a minute, where 5 ms timed out on a loaded machine, and the outage
+	// was logged with that error instead.
+	start(t, transport.Config{Dashboard: dash.URL, HeartbeatInterval: time.Minute})
 	require.Eventually(t, func() bool { return lb.Count("invalid ip: x") == 1 }, 10*time.Second, time.Millisecond)
 }
 
 // A dashboard that never answers delays nothing: Close returns at once.
 func TestHeartbeatsNeverBlockClose(t *testing.T) {
 	hang := make(chan struct{})
-	dash := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-hang }))
+	hanging := make(chan struct{}, 1)
+	dash := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case hanging <- struct{}{}:
+		default:
+		}
+		<-hang
+	}))
 	defer dash.Close()
 	defer close(hang)
 	srv, err := transport.Start(t.Context(), transport.Config{App: "hang", Addr: "127.0.0.1:0", Dashboard: dash.URL})
 	require.NoError(t, err)
-	time.Sleep(20 * time.Millisecond) // let the first heartbeat hang
+	select {
+	case <-hanging: // the first heartbeat hangs
+	case <-time.After(10 * time.Second):
+		t.Fatal("no heartbeat reached the dashboard")
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Close() }()
 	select {
